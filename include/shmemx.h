@@ -1,0 +1,35 @@
+/* shmemx.h - symheap's extensions to OpenSHMEM (shmemx_ prefix).
+ * Everything here works on any PE count and is safe to call from one thread
+ * at a time unless stated otherwise. */
+#ifndef SHMEMX_H
+#define SHMEMX_H
+
+#include <shmem.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Heap occupancy of the calling PE (identical on every PE when every PE made
+ * the same allocation calls).  Not collective; cheap. */
+typedef struct shmemx_heap_info {
+    void *base;           /* first address of the symmetric heap (same on every PE) */
+    size_t size;          /* usable bytes (SHMEM_SYMMETRIC_SIZE less internal state) */
+    size_t used;          /* bytes in live blocks, incl. alignment padding */
+    size_t free;          /* size - used */
+    size_t largest_free;  /* biggest block shmem_malloc could return now */
+    size_t peak_used;     /* high-water mark of used */
+    size_t live_blocks;   /* number of live allocations */
+} shmemx_heap_info_t;
+
+/* Fill *info; returns 0, or -1 before shmem_init. */
+int shmemx_heap_info(shmemx_heap_info_t *info);
+
+/* Address range of the program's symmetric globals (data and bss of the
+ * executable), or NULL/0 when SHMEM_GLOBALS=0. */
+void shmemx_globals_range(void **base, size_t *size);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,75 @@
+/* amo.c - atomic memory operations: CPU atomics on the peer's mapping of the
+ * shared line (the memfd page is the same physical memory in every PE).
+ * One size-based routine does every operation on 4- and 8-byte values;
+ * typed bodies move their value's bits in and out (float and double too). */
+#include "api/state.h"
+
+#include <shmem.h>
+
+#include <string.h>
+
+enum amo_op { AMO_FETCH, AMO_SET, AMO_SWAP, AMO_CSWAP, AMO_ADD, AMO_AND, AMO_OR, AMO_XOR };
+
+#define AMO_APPLY(W)                                                                      \
+    static uint64_t amo##W(uint##W##_t *p, enum amo_op op, uint##W##_t v, uint##W##_t c)  \
+    {                                                                                     \
+        switch (op) {                                                                     \
+        case AMO_FETCH: return __atomic_load_n(p, __ATOMIC_SEQ_CST);                      \
+        case AMO_SET: __atomic_store_n(p, v, __ATOMIC_SEQ_CST); return 0;                 \
+        case AMO_SWAP: return __atomic_exchange_n(p, v, __ATOMIC_SEQ_CST);                \
+        case AMO_CSWAP:                                                                   \
+            __atomic_compare_exchange_n(p, &c, v, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); \
+            return c;                                                                     \
+        case AMO_ADD: return __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST);                  \
+        case AMO_AND: return __atomic_fetch_and(p, v, __ATOMIC_SEQ_CST);                  \
+        case AMO_OR: return __atomic_fetch_or(p, v, __ATOMIC_SEQ_CST);                    \
+        default: return __atomic_fetch_xor(p, v, __ATOMIC_SEQ_CST);                       \
+        }                                                                                 \
+    }
+AMO_APPLY(32)
+AMO_APPLY(64)
+
+static uint64_t shmi_amo(const char *fn, const void *dest, size_t size, enum amo_op op,
+                         uint64_t v, uint64_t c, int pe)
+{
+    shmi_check_pe(fn, pe);
+    void *p = shmi_sym(fn, "dest", dest, size, pe);
+    if ((uintptr_t)dest % size)
+        shmi_fatal("%s: dest=%p is not aligned to its %zu-byte type (pe=%d)", fn, dest, size, pe);
+    uint64_t old = size == 4 ? amo32(p, op, (uint32_t)v, (uint32_t)c) : amo64(p, op, v, c);
+    if (op != AMO_FETCH) shmi_ring(&shmi_ctl_of(pe)->bell);
+    return old;
+}
+
+static inline uint64_t bits_in(const void *v, size_t size)
+{
+    uint64_t b = 0;
+    memcpy(&b, v, size);
+    return b;
+}
+
+#define IN(x) bits_in(&(x), sizeof(x))
+#define AMO(op, d, v, c) shmi_amo(__func__, d, sizeof *(d), op, v, c, pe)
+#define RET(T, expr) do { uint64_t r_ = (expr); T t_; memcpy(&t_, &r_, sizeof t_); return t_; } while (0)
+
+#define SHMI_DEF_AMO(N, T, A, B, S, G)                                                    \
+    SHMI_WHEN_##A##_EXTAMO(                                                               \
+    T shmem_##N##_atomic_fetch(const T *source, int pe) { RET(T, AMO(AMO_FETCH, source, 0, 0)); } \
+    void shmem_##N##_atomic_set(T *dest, T value, int pe) { AMO(AMO_SET, dest, IN(value), 0); } \
+    T shmem_##N##_atomic_swap(T *dest, T value, int pe) { RET(T, AMO(AMO_SWAP, dest, IN(value), 0)); }) \
+    SHMI_WHEN_##A##_AMO(                                                                  \
+    T shmem_##N##_atomic_compare_swap(T *dest, T cond, T value, int pe)                   \
+    { RET(T, AMO(AMO_CSWAP, dest, IN(value), IN(cond))); }                                \
+    T shmem_##N##_atomic_fetch_inc(T *dest, int pe) { RET(T, AMO(AMO_ADD, dest, 1, 0)); } \
+    void shmem_##N##_atomic_inc(T *dest, int pe) { AMO(AMO_ADD, dest, 1, 0); }            \
+    T shmem_##N##_atomic_fetch_add(T *dest, T value, int pe)                              \
+    { RET(T, AMO(AMO_ADD, dest, IN(value), 0)); }                                         \
+    void shmem_##N##_atomic_add(T *dest, T value, int pe) { AMO(AMO_ADD, dest, IN(value), 0); }) \
+    SHMI_WHEN_##B##_BIT(                                                                  \
+    T shmem_##N##_atomic_fetch_and(T *dest, T value, int pe) { RET(T, AMO(AMO_AND, dest, IN(value), 0)); } \
+    void shmem_##N##_atomic_and(T *dest, T value, int pe) { AMO(AMO_AND, dest, IN(value), 0); } \
+    T shmem_##N##_atomic_fetch_or(T *dest, T value, int pe) { RET(T, AMO(AMO_OR, dest, IN(value), 0)); } \
+    void shmem_##N##_atomic_or(T *dest, T value, int pe) { AMO(AMO_OR, dest, IN(value), 0); } \
+    T shmem_##N##_atomic_fetch_xor(T *dest, T value, int pe) { RET(T, AMO(AMO_XOR, dest, IN(value), 0)); } \
+    void shmem_##N##_atomic_xor(T *dest, T value, int pe) { AMO(AMO_XOR, dest, IN(value), 0); })
+SHMEM_TYPE_TABLE(SHMI_DEF_AMO)

@@ -1,0 +1,282 @@
+/* init.c - library setup, query and tear-down.
+ *
+ * shmem_init is a list of named steps, each undone in reverse by finalize:
+ *   env -> bootstrap -> heap (same address everywhere) -> globals ->
+ *   transport (map peers) -> allocator -> control block -> first barrier.
+ * Any failing step is fatal with a message that names the step's reason and
+ * the fix; the launcher then ends every PE. */
+#include "api/state.h"
+#include "util/err.h"
+
+#include <shmem.h>
+#include <shmemx.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct shmi_state shmi_g;
+struct shmem_team_s { int kind; } shmi_team_world_s, shmi_team_shared_s;
+struct shmem_ctx_s { int kind; } shmi_ctx_default_s;
+
+static void abort_hook(int code, const char *msg)
+{
+    shmi_boot_abort(&shmi_g.boot, code, msg);
+}
+
+_Noreturn void shmi_not_running(const char *fn)
+{
+    if (shmi_g.phase == SHMI_FINALIZED)
+        shmi_fatal("%s called after shmem_finalize: OpenSHMEM calls are only valid between "
+                   "shmem_init and shmem_finalize", fn);
+    shmi_fatal("%s called before shmem_init: call shmem_init() (or shmem_init_thread) first", fn);
+}
+
+_Noreturn void shmi_bad_pe(const char *fn, int pe)
+{
+    shmi_fatal("%s: pe=%d is out of range: this job has %d PEs (0..%d); use a PE number "
+               "below shmem_n_pes()", fn, pe, shmi_g.npes, shmi_g.npes - 1);
+}
+
+_Noreturn void shmi_bad_addr(const char *fn, const char *what, const void *addr, size_t n, int pe)
+{
+    const struct shmi_tp *tp = &shmi_g.tp;
+    uintptr_t x = (uintptr_t)addr;
+    for (int s = 0; s < tp->nseg; s++) {
+        uintptr_t off = x - tp->seg[s].base;
+        if (off < tp->seg[s].size)
+            shmi_fatal("%s: %s=%p with %zu bytes (pe=%d) runs %zu bytes past the end of the "
+                       "symmetric %s [%p, %p): shorten the transfer", fn, what, addr, n, pe,
+                       n - (tp->seg[s].size - off), s == 0 ? "heap" : "globals",
+                       (void *)tp->seg[s].base, (void *)(tp->seg[s].base + tp->seg[s].size));
+        for (int p = 0; p < tp->npes; p++) {
+            uintptr_t peer = (uintptr_t)tp->seg[s].peer[p];
+            if (p != tp->me && x - peer < tp->seg[s].size)
+                shmi_fatal("%s: %s=%p is PE %d's copy as returned by shmem_ptr, not a "
+                           "symmetric address: pass the symmetric address (%p) instead",
+                           fn, what, addr, p, (void *)(x - peer + tp->seg[s].base));
+        }
+    }
+    shmi_fatal("%s: %s=%p is not a symmetric address (it is neither in the symmetric heap "
+               "[%p, %p) nor in the program's globals): use memory from shmem_malloc or a "
+               "global/static variable", fn, what, addr, (void *)tp->seg[0].base,
+               (void *)(tp->seg[0].base + tp->seg[0].size));
+}
+
+static _Noreturn void init_fail(const char *step, const char *why)
+{
+    shmi_fatal("shmem_init: %s: %s", step, why);
+}
+
+static void step_env(void)
+{
+    char err[512];
+    if (shmi_env_load(&shmi_g.env, err, sizeof err) != SHMI_OK) init_fail("bad environment", err);
+    shmi_log_verbose = shmi_g.env.DEBUG;
+    shmi_wait_set_spin(shmi_g.env.WAIT_SPIN);
+}
+
+static void step_boot(void)
+{
+    char err[512];
+    if (shmi_boot_init(&shmi_g.boot, err, sizeof err) != SHMI_OK)
+        init_fail("cannot reach the other PEs", err);
+    shmi_g.me = shmi_g.boot.rank;
+    shmi_g.npes = shmi_g.boot.size;
+    shmi_log_pe = shmi_g.me;
+    shmi_log_set_abort_hook(abort_hook);
+}
+
+static void step_heap(void)
+{
+    char err[512];
+    size_t size = shmi_g.env.SYMMETRIC_SIZE + SHMI_CTL_SIZE;
+    if (shmi_g.env.SYMMETRIC_SIZE < ((size_t)1 << 20) && shmi_g.me == 0)
+        shmi_log_warn("SHMEM_SYMMETRIC_SIZE=%zu is very small; allocations may fail",
+                      shmi_g.env.SYMMETRIC_SIZE);
+    int rc = shmi_heap_reserve(&shmi_g.heap, &shmi_g.boot, size, shmi_g.env.HEAP_BASE, err,
+                               sizeof err);
+    if (rc != SHMI_OK) init_fail("cannot reserve the symmetric heap", err);
+}
+
+static void step_globals(struct shmi_seg *segs, int *nseg)
+{
+    char err[512];
+    segs[(*nseg)++] = shmi_g.heap;
+    if (!shmi_g.env.GLOBALS) return;
+    if (shmi_globals_share(&shmi_g.globals, err, sizeof err) != SHMI_OK)
+        init_fail("cannot make globals symmetric", err);
+    segs[(*nseg)++] = shmi_g.globals;
+}
+
+static void step_transport(struct shmi_seg *segs, int nseg)
+{
+    char err[512];
+    if (shmi_tp_init(&shmi_g.tp, &shmi_g.boot, segs, nseg, err, sizeof err) != SHMI_OK)
+        init_fail("cannot map the other PEs' memory", err);
+    /* Every PE has mapped every peer's memfds: drop ours, the mappings keep
+     * the memory alive and nothing remains once the last process exits. */
+    close(shmi_g.heap.fd);
+    shmi_g.heap.fd = -1;
+    if (shmi_g.globals.fd >= 0 && shmi_g.globals.base) {
+        close(shmi_g.globals.fd);
+        shmi_g.globals.fd = -1;
+    }
+}
+
+static void step_alloc(void)
+{
+    /* The control block sits at the heap's end, so that allocator offsets
+     * keep the base's alignment (1 GiB): shmem_align(2M) is 2M-aligned. */
+    shmi_g.user_base = shmi_g.heap.base;
+    shmi_g.user_size = shmi_g.heap.size - SHMI_CTL_SIZE;
+    shmi_g.ctl = (struct shmi_ctl *)(shmi_g.heap.base + shmi_g.user_size);
+    if (shmi_alloc_create(&shmi_g.alloc, shmi_g.user_size) != SHMI_OK)
+        init_fail("cannot create the allocator", "out of private memory");
+    shmi_g.zero_hwm = 0;
+}
+
+static void implicit_finalize(void)
+{
+    if (shmi_g.phase == SHMI_RUNNING) shmem_finalize();
+}
+
+int shmem_init_thread(int requested, int *provided)
+{
+    if (shmi_g.phase == SHMI_RUNNING) {
+        if (provided) *provided = shmi_g.thread_level;
+        return 0; /* repeated init is a no-op (spec 1.6) */
+    }
+    if (shmi_g.phase == SHMI_FINALIZED)
+        shmi_fatal("shmem_init called after shmem_finalize: symheap does not support "
+                   "re-initialization yet; initialize once per program");
+    if (requested < SHMEM_THREAD_SINGLE || requested > SHMEM_THREAD_MULTIPLE)
+        shmi_fatal("shmem_init_thread: requested=%d is not a thread level: use "
+                   "SHMEM_THREAD_SINGLE, _FUNNELED, _SERIALIZED or _MULTIPLE", requested);
+    struct shmi_seg segs[SHMI_TP_MAX_SEGS];
+    int nseg = 0;
+    memset(&shmi_g, 0, sizeof shmi_g);
+    shmi_g.heap.fd = shmi_g.globals.fd = -1;
+    step_env();
+    step_boot();
+    step_heap();
+    step_globals(segs, &nseg);
+    step_transport(segs, nseg);
+    step_alloc();
+    shmi_g.thread_level = requested;
+    shmi_g.phase = SHMI_RUNNING;
+    atexit(implicit_finalize);
+    if (shmi_g.me == 0 && (shmi_g.env.VERSION || shmi_g.env.INFO))
+        shmi_log_info("symheap %s (OpenSHMEM %d.%d), %d PEs, heap %zu bytes at %p",
+                      SYMHEAP_VERSION, SHMEM_MAJOR_VERSION, SHMEM_MINOR_VERSION, shmi_g.npes,
+                      shmi_g.user_size, (void *)shmi_g.user_base);
+    if (shmi_g.me == 0 && shmi_g.env.INFO)
+        for (int i = 0; i < shmi_env_count; i++) {
+            char name[64];
+            snprintf(name, sizeof name, "SHMEM_%s", shmi_env_table[i].name);
+            const char *v = getenv(name);
+            shmi_log_info("  %-22s %s%s", name, v ? v : shmi_env_table[i].def,
+                          v ? "" : " (default)");
+        }
+    shmi_barrier();
+    if (provided) *provided = requested;
+    return 0;
+}
+
+void shmem_init(void) { shmem_init_thread(SHMEM_THREAD_SINGLE, NULL); }
+
+void shmem_finalize(void)
+{
+    if (shmi_g.phase != SHMI_RUNNING) {
+        if (shmi_g.phase == SHMI_UNINIT)
+            shmi_fatal("shmem_finalize called before shmem_init: call shmem_init() first");
+        return; /* finalize twice: nothing left to do */
+    }
+    shmi_barrier_checked("shmem_finalize", SHMI_OP_FINALIZE, 0, 0, 0);
+    shmi_g.phase = SHMI_FINALIZED;
+    shmi_tp_fini(&shmi_g.tp);
+    shmi_alloc_destroy(shmi_g.alloc);
+    shmi_g.alloc = NULL;
+    /* Our own heap and globals stay mapped: the program may still read its
+     * own data after finalize, and the memfds die with the process. */
+    shmi_log_set_abort_hook(NULL);
+    shmi_boot_fini(&shmi_g.boot);
+}
+
+void shmem_global_exit(int status)
+{
+    shmi_check_running("shmem_global_exit");
+    fflush(NULL);
+    char msg[128];
+    snprintf(msg, sizeof msg, "PE %d called shmem_global_exit(%d)", shmi_g.me, status);
+    shmi_boot_abort(&shmi_g.boot, status, msg);
+    _exit(status);
+}
+
+void shmem_query_thread(int *provided)
+{
+    shmi_check_running("shmem_query_thread");
+    if (provided) *provided = shmi_g.thread_level;
+}
+
+int shmem_query_initialized(int *initialized)
+{
+    if (initialized) *initialized = shmi_g.phase == SHMI_RUNNING;
+    return 0;
+}
+
+int shmem_query_finalized(int *finalized)
+{
+    if (finalized) *finalized = shmi_g.phase == SHMI_FINALIZED;
+    return 0;
+}
+
+int shmem_my_pe(void)
+{
+    shmi_check_running("shmem_my_pe");
+    return shmi_g.me;
+}
+
+int shmem_n_pes(void)
+{
+    shmi_check_running("shmem_n_pes");
+    return shmi_g.npes;
+}
+
+int shmem_team_my_pe(shmem_team_t team)
+{
+    shmi_check_running("shmem_team_my_pe");
+    return team == SHMEM_TEAM_WORLD || team == SHMEM_TEAM_SHARED ? shmi_g.me : -1;
+}
+
+int shmem_team_n_pes(shmem_team_t team)
+{
+    shmi_check_running("shmem_team_n_pes");
+    return team == SHMEM_TEAM_WORLD || team == SHMEM_TEAM_SHARED ? shmi_g.npes : -1;
+}
+
+int shmem_pe_accessible(int pe)
+{
+    shmi_check_running("shmem_pe_accessible");
+    return (unsigned)pe < (unsigned)shmi_g.npes;
+}
+
+void shmem_info_get_version(int *major, int *minor)
+{
+    if (major) *major = SHMEM_MAJOR_VERSION;
+    if (minor) *minor = SHMEM_MINOR_VERSION;
+}
+
+void shmem_info_get_name(char *name)
+{
+    if (name) snprintf(name, SHMEM_MAX_NAME_LEN, "%s %s", SHMEM_VENDOR_STRING, SYMHEAP_VERSION);
+}
+
+void shmemx_globals_range(void **base, size_t *size)
+{
+    shmi_check_running("shmemx_globals_range");
+    if (base) *base = shmi_g.globals.base;
+    if (size) *size = shmi_g.globals.base ? shmi_g.globals.size : 0;
+}

@@ -1,0 +1,113 @@
+/* state.h - the library's one global state and the checks every entry point
+ * makes.  Only API code (src/api) includes this.
+ *
+ * Entry points check, in this order: initialized; PE number in range;
+ * addresses symmetric and in bounds.  A failed check calls shmi_fatal with
+ * one line naming the PE, the call, the values and the fix; the launcher then
+ * ends every PE.  The checks are a few compares on the fast path. */
+#ifndef SHMI_STATE_H
+#define SHMI_STATE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "bootstrap/boot.h"
+#include "heap/alloc.h"
+#include "heap/heap.h"
+#include "transport/tp.h"
+#include "util/env.h"
+#include "util/log.h"
+
+#define SHMI_BAR_ROUNDS 16 /* dissemination rounds: up to 65536 PEs */
+
+/* Signature of a collective call, compared across PEs (see sync.c). */
+struct shmi_sig {
+    uint64_t seq;      /* collective sequence number, same on every PE */
+    uint32_t op;       /* enum shmi_coll_op */
+    uint32_t pad;
+    uint64_t arg[3];   /* arguments that must match, and the result */
+};
+
+enum shmi_coll_op {
+    SHMI_OP_NONE, SHMI_OP_MALLOC, SHMI_OP_CALLOC, SHMI_OP_ALIGN, SHMI_OP_REALLOC,
+    SHMI_OP_FREE, SHMI_OP_HINTS, SHMI_OP_FINALIZE, SHMI_OP_COUNT
+};
+
+/* Per-PE control block at the start of the symmetric heap: peers reach it with
+ * shmi_tp_ptr like any symmetric object.  Each written-by-others field has its
+ * own cache line. */
+struct shmi_ctl {
+    struct shmi_bell bell;
+    struct {
+        _Alignas(64) uint64_t epoch;  /* written by the round's partner */
+    } bar[SHMI_BAR_ROUNDS];
+    _Alignas(64) struct shmi_sig sig[2]; /* by parity of seq; read by peers */
+};
+#define SHMI_CTL_SIZE ((size_t)64 << 10) /* reserved at the heap's start */
+
+enum { SHMI_UNINIT = 0, SHMI_RUNNING = 1, SHMI_FINALIZED = 2 };
+
+struct shmi_state {
+    int phase;                 /* SHMI_UNINIT / RUNNING / FINALIZED */
+    int me, npes;
+    int thread_level;
+    struct shmi_env env;
+    shmi_boot_t boot;
+    struct shmi_seg heap, globals;
+    struct shmi_tp tp;
+    shmi_alloc_t *alloc;
+    struct shmi_ctl *ctl;      /* ours, = heap.base */
+    char *user_base;           /* first byte the allocator hands out */
+    size_t user_size;
+    size_t zero_hwm;           /* allocator offsets >= this were never handed out */
+    uint64_t bar_epoch;        /* barriers completed */
+    uint64_t coll_seq;         /* checked collectives made */
+};
+extern struct shmi_state shmi_g;
+
+_Noreturn void shmi_not_running(const char *fn);
+_Noreturn void shmi_bad_pe(const char *fn, int pe);
+_Noreturn void shmi_bad_addr(const char *fn, const char *what, const void *addr, size_t n,
+                             int pe);
+
+#define SHMI_LIKELY(x) __builtin_expect(!!(x), 1)
+
+static inline void shmi_check_running(const char *fn)
+{
+    if (!SHMI_LIKELY(shmi_g.phase == SHMI_RUNNING)) shmi_not_running(fn);
+}
+
+static inline void shmi_check_pe(const char *fn, int pe)
+{
+    shmi_check_running(fn);
+    if (!SHMI_LIKELY((unsigned)pe < (unsigned)shmi_g.npes)) shmi_bad_pe(fn, pe);
+}
+
+/* Peer pe's copy of the n bytes at symmetric address a (checked). */
+static inline void *shmi_sym(const char *fn, const char *what, const void *a, size_t n, int pe)
+{
+    const struct shmi_tp *tp = &shmi_g.tp;
+    uintptr_t x = (uintptr_t)a;
+    for (int s = 0; s < tp->nseg; s++) {
+        uintptr_t off = x - tp->seg[s].base;
+        if (off < tp->seg[s].size && n <= tp->seg[s].size - off)
+            return (void *)(x + (uintptr_t)tp->seg[s].delta[pe]);
+    }
+    shmi_bad_addr(fn, what, a, n, pe);
+}
+
+/* Control block of PE pe. */
+static inline struct shmi_ctl *shmi_ctl_of(int pe)
+{
+    return (struct shmi_ctl *)((char *)shmi_g.ctl + shmi_g.tp.seg[0].delta[pe]);
+}
+
+/* Collectives (sync.c). */
+void shmi_barrier(void);
+/* Barrier that also checks every PE made the same collective call with the
+ * same arguments (sig.arg); a mismatch is fatal, naming both calls. */
+void shmi_barrier_checked(const char *fn, enum shmi_coll_op op, uint64_t a0, uint64_t a1,
+                          uint64_t a2);
+void shmi_quiet(void);
+
+#endif

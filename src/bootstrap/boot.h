@@ -1,0 +1,58 @@
+/* boot.h - how PEs find each other: the bootstrap interface.
+ *
+ * A bootstrap knows this PE's rank, the number of PEs, and can move small
+ * amounts of data between all of them during start-up and tear-down.  It is
+ * NOT used on the fast path (barriers and RMA go through the transport).
+ * Implementations: "symrun" (our launcher, src/bootstrap/boot_symrun.c) and
+ * "single" (program started without a launcher: one PE).  PMIx (mpirun,
+ * srun) plugs in here later as another row of the table in boot.c.
+ *
+ * Contract: every call is collective over all PEs except abort; calls are made
+ * by one thread at a time; on a lost peer/launcher they return SHMI_EBOOT
+ * (never hang forever: the launcher ends all PEs when one dies). */
+#ifndef SHMI_BOOT_H
+#define SHMI_BOOT_H
+
+#include <stddef.h>
+
+typedef struct shmi_boot_s shmi_boot_t;
+
+struct shmi_boot_ops {
+    const char *name;
+    /* Fill b->rank, b->size; 0 or negative shmi_err. */
+    int (*init)(shmi_boot_t *b);
+    /* out[i*len .. (i+1)*len) = in of rank i, for every rank (out has size*len bytes). */
+    int (*allgather)(shmi_boot_t *b, const void *in, void *out, size_t len);
+    int (*barrier)(shmi_boot_t *b);
+    /* Node-local fd exchange (SCM_RIGHTS): send nfds descriptors, receive
+     * size*nfds descriptors, all[i*nfds + k] = rank i's k-th fd (our own
+     * entries are dups).  Caller closes the received fds.  May be NULL when the
+     * bootstrap cannot pass descriptors. */
+    int (*exchange_fds)(shmi_boot_t *b, const int *fds, int nfds, int *all);
+    /* Tell the launcher this PE aborts with code: every PE is ended.  msg is
+     * the already printed message (the launcher may repeat it).  Must be
+     * async-signal-safe enough to call from a fatal error path; returns. */
+    void (*abort)(shmi_boot_t *b, int code, const char *msg);
+    /* Orderly end (after the last collective); frees everything. */
+    void (*fini)(shmi_boot_t *b);
+};
+
+struct shmi_boot_s {
+    const struct shmi_boot_ops *ops;
+    int rank, size;
+    void *priv; /* implementation state */
+};
+
+/* Pick and init the bootstrap: "symrun" when started by symrun (SYMRUN_FD is
+ * set), else "single".  SHMEM_BOOTSTRAP may force one by name later.
+ * On error writes a one-line reason into err. */
+int shmi_boot_init(shmi_boot_t *b, char *err, size_t errlen);
+
+static inline int shmi_boot_allgather(shmi_boot_t *b, const void *in, void *out, size_t len)
+{ return b->ops->allgather(b, in, out, len); }
+static inline int shmi_boot_barrier(shmi_boot_t *b) { return b->ops->barrier(b); }
+static inline void shmi_boot_abort(shmi_boot_t *b, int code, const char *msg)
+{ if (b->ops) b->ops->abort(b, code, msg); }
+static inline void shmi_boot_fini(shmi_boot_t *b) { if (b->ops) b->ops->fini(b); b->ops = 0; }
+
+#endif

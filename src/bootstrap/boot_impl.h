@@ -1,0 +1,17 @@
+/* boot_impl.h - private to src/bootstrap: what the bootstrap implementations
+ * share with boot.c, which fills the table.  Not for other layers (they use
+ * boot.h). */
+#ifndef SHMI_BOOT_IMPL_H
+#define SHMI_BOOT_IMPL_H
+
+#include "bootstrap/boot.h"
+
+extern const struct shmi_boot_ops shmi_boot_symrun_ops;
+extern const struct shmi_boot_ops shmi_boot_single_ops;
+
+/* From an implementation's init: the one-line reason shmi_boot_init returns
+ * in its err buffer (what failed, the values, the fix).  Only valid while
+ * shmi_boot_init runs; the last call wins. */
+void shmi_boot_seterr(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif

@@ -1,0 +1,92 @@
+/* tp.h - how bytes reach a peer.
+ *
+ * On one node every PE maps every peer's segments (heap, globals) into its own
+ * address space, so a peer's copy of a symmetric object is an ordinary
+ * pointer: shmi_tp_ptr translates, puts/gets are memcpy and atomics are CPU
+ * atomics on the shared line.  A PE that is not load/store-reachable (another
+ * node, later) has no mapping: shmi_tp_ptr gives NULL and the transport's ops
+ * table (UCX, later) carries the operation.
+ *
+ * Translation: for segment s, peer pe's copy of address a is
+ * a + delta[s][pe], where delta is the peer mapping's base minus ours (0 for
+ * ourselves).  Two compares and an add; no lookup structure. */
+#ifndef SHMI_TP_H
+#define SHMI_TP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "bootstrap/boot.h"
+#include "heap/heap.h"
+
+#define SHMI_TP_MAX_SEGS 2
+
+struct shmi_tp_seg {
+    uintptr_t base;     /* our mapping */
+    size_t size;
+    intptr_t *delta;    /* [npes]; peer address = a + delta[pe] */
+    void **peer;        /* [npes]; the peer's mapping in our address space */
+};
+
+struct shmi_tp {
+    int me, npes;
+    int nseg;
+    struct shmi_tp_seg seg[SHMI_TP_MAX_SEGS];
+};
+
+/* Collective: exchange the segments' fds through the bootstrap and map every
+ * peer's segments (closing the fds afterwards: once every PE has mapped, the
+ * memory lives exactly as long as the mappings).  Segments must be given in
+ * the same order on every PE, with equal sizes (checked).  Error: one line
+ * in err, negative code. */
+int shmi_tp_init(struct shmi_tp *tp, shmi_boot_t *b, struct shmi_seg *segs, int nseg,
+                 char *err, size_t errlen);
+void shmi_tp_fini(struct shmi_tp *tp);
+
+/* Index of the segment containing [a, a+n) (n may be 0), or -1. */
+static inline int shmi_tp_seg_of(const struct shmi_tp *tp, const void *a, size_t n)
+{
+    uintptr_t x = (uintptr_t)a;
+    for (int s = 0; s < tp->nseg; s++)
+        if (x - tp->seg[s].base < tp->seg[s].size && n <= tp->seg[s].size - (x - tp->seg[s].base))
+            return s;
+    return -1;
+}
+
+/* Peer pe's copy of symmetric address a, as a pointer we can load/store, or
+ * NULL when a is not symmetric. pe must be valid. */
+static inline void *shmi_tp_ptr(const struct shmi_tp *tp, const void *a, int pe)
+{
+    uintptr_t x = (uintptr_t)a;
+    for (int s = 0; s < tp->nseg; s++)
+        if (x - tp->seg[s].base < tp->seg[s].size)
+            return (void *)(x + (uintptr_t)tp->seg[s].delta[pe]);
+    return NULL;
+}
+
+/* ---- Waiting -------------------------------------------------------------
+ * Every PE has a doorbell in its control block.  A waiter polls its
+ * condition (SHMEM_WAIT_SPIN times), then yields a few times, then sleeps on
+ * the doorbell with a futex (timed, so a store made directly through
+ * shmem_ptr, which rings no bell, is still seen within about a millisecond).
+ * A writer that changed a peer's memory rings the peer's bell, which costs a
+ * system call only when someone sleeps there. */
+struct shmi_bell {
+    _Alignas(64) uint32_t seq;      /* futex word */
+    uint32_t sleepers;              /* threads of this PE asleep on seq */
+};
+
+void shmi_wait_set_spin(unsigned long spins);
+/* Wait until ready(arg) is true; sleeps on bell (ours). */
+void shmi_wait(struct shmi_bell *bell, int (*ready)(const void *arg), const void *arg);
+/* Wake whoever sleeps on a bell (a peer's, through its mapping). */
+static inline void shmi_ring(struct shmi_bell *bell)
+{
+    extern void shmi_ring_slow(struct shmi_bell *bell);
+    /* Dekker with the waiter: our data store, then a full fence, then read
+     * sleepers; the waiter increments sleepers, fences, then re-checks. */
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    if (__atomic_load_n(&bell->sleepers, __ATOMIC_RELAXED)) shmi_ring_slow(bell);
+}
+
+#endif

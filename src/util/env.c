@@ -1,0 +1,89 @@
+/* env.c - parse the environment variables of env.h's table. */
+#include "env.h"
+#include "err.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+const struct shmi_env_desc shmi_env_table[] = {
+#define SHMI_ENV_DESC(name, kind, def, help) { #name, #kind, def, help },
+    SHMI_ENV_VARS(SHMI_ENV_DESC)
+#undef SHMI_ENV_DESC
+};
+const int shmi_env_count = (int)(sizeof shmi_env_table / sizeof shmi_env_table[0]);
+
+int shmi_parse_size(const char *s, size_t *out)
+{
+    if (!s) return SHMI_EINVAL;
+    while (isspace((unsigned char)*s)) s++;
+    if (!isdigit((unsigned char)*s)) return SHMI_EINVAL; /* no sign, no empty */
+    errno = 0;
+    char *end;
+    unsigned long long v = strtoull(s, &end, 0);
+    if (errno || end == s) return SHMI_EINVAL;
+    unsigned shift = 0;
+    switch (*end) {
+    case 'k': case 'K': shift = 10; end++; break;
+    case 'm': case 'M': shift = 20; end++; break;
+    case 'g': case 'G': shift = 30; end++; break;
+    case 't': case 'T': shift = 40; end++; break;
+    default: break;
+    }
+    if (*end == 'b' || *end == 'B') end++;
+    while (isspace((unsigned char)*end)) end++;
+    if (*end) return SHMI_EINVAL;
+    if (shift && v > (UINT64_MAX >> shift)) return SHMI_EINVAL;
+    v <<= shift;
+    if (v > SIZE_MAX) return SHMI_EINVAL;
+    *out = (size_t)v;
+    return SHMI_OK;
+}
+
+int shmi_parse_bool(const char *s, int *out)
+{
+    static const char *yes[] = { "1", "yes", "on", "true", "y" };
+    static const char *no[] = { "0", "no", "off", "false", "n", "" };
+    for (size_t i = 0; i < sizeof yes / sizeof *yes; i++)
+        if (!strcasecmp(s, yes[i])) { *out = 1; return SHMI_OK; }
+    for (size_t i = 0; i < sizeof no / sizeof *no; i++)
+        if (!strcasecmp(s, no[i])) { *out = 0; return SHMI_OK; }
+    return SHMI_EINVAL;
+}
+
+static const char *syntax(const char *kind)
+{
+    return !strcmp(kind, "size")
+               ? "a number with an optional k/K/m/M/g/G/t/T suffix, e.g. 512M or 64G"
+               : "one of 1/0, yes/no, on/off, true/false";
+}
+
+#define SHMI_ENV_PARSE_size(v, p) shmi_parse_size(v, p)
+#define SHMI_ENV_PARSE_bool(v, p) shmi_parse_bool(v, p)
+
+int shmi_env_load(struct shmi_env *env, char *err, size_t errlen)
+{
+    const char *val;
+#define SHMI_ENV_LOAD(name, kind, def, help)                                        \
+    val = getenv("SHMEM_" #name);                                                   \
+    if (SHMI_ENV_PARSE_##kind(def, &env->name) != SHMI_OK) return SHMI_ECORRUPT;    \
+    if (val && SHMI_ENV_PARSE_##kind(val, &env->name) != SHMI_OK) {                 \
+        snprintf(err, errlen,                                                       \
+                 "SHMEM_" #name "='%s' is not valid: expected %s (default " def ")", \
+                 val, syntax(#kind));                                               \
+        return SHMI_EINVAL;                                                         \
+    }
+    SHMI_ENV_VARS(SHMI_ENV_LOAD)
+#undef SHMI_ENV_LOAD
+    if (env->SYMMETRIC_SIZE == 0) {
+        snprintf(err, errlen,
+                 "SHMEM_SYMMETRIC_SIZE=%s is too small: the heap needs at least 1M; "
+                 "set e.g. SHMEM_SYMMETRIC_SIZE=1G", getenv("SHMEM_SYMMETRIC_SIZE"));
+        return SHMI_EINVAL;
+    }
+    return SHMI_OK;
+}

@@ -1,0 +1,65 @@
+/* env.h - every environment variable symheap reads, from one table.
+ *
+ * The table feeds the parser (shmi_env_load), symheap-info and docs/env.md, so
+ * a variable cannot exist in one and be missing from another.  Names are
+ * SHMEM_<NAME>; SHMEM_SYMMETRIC_SIZE, SHMEM_DEBUG, SHMEM_INFO and
+ * SHMEM_VERSION are the spec's, the others are ours.  Values are parsed once,
+ * at shmem_init; a bad value is an error naming the variable, the value and
+ * the accepted syntax (never silently replaced by a default). */
+#ifndef SHMI_ENV_H
+#define SHMI_ENV_H
+
+#include <stddef.h>
+
+/*  name            kind  default  help */
+#define SHMI_ENV_VARS(X)                                                         \
+    X(SYMMETRIC_SIZE, size, "4G",                                                \
+      "Symmetric heap size per PE: a number with an optional k/K/m/M/g/G/t/T "   \
+      "suffix (powers of 1024), e.g. 512M, 64G. Only reserved: memory is used "  \
+      "only for pages that are touched.")                                        \
+    X(DEBUG,          bool, "0",                                                 \
+      "Print debugging messages from the library on stderr.")                    \
+    X(INFO,           bool, "0",                                                 \
+      "Print the library's version and every setting at shmem_init (PE 0).")    \
+    X(VERSION,        bool, "0",                                                 \
+      "Print the library's version at shmem_init (PE 0).")                      \
+    X(WAIT_SPIN,      size, "4000",                                              \
+      "Polls of a wait (barrier, wait_until) before the PE yields and then "     \
+      "sleeps in the kernel; lower it when PEs outnumber cores.")               \
+    X(GLOBALS,        bool, "1",                                                 \
+      "Make the program's global and static variables symmetric (remote "       \
+      "access to them) by moving the executable's data and bss onto shared "    \
+      "memory at shmem_init. 0 turns it off; RMA on globals then fails clearly.") \
+    X(HEAP_BASE,      size, "0",                                                 \
+      "Virtual address where the symmetric heap should start (hex 0x..., or "   \
+      "0 to let the PEs agree on one). For debugging address conflicts.")
+
+struct shmi_env {
+#define SHMI_ENV_FIELD_size(name) size_t name;
+#define SHMI_ENV_FIELD_bool(name) int name;
+#define SHMI_ENV_FIELD(name, kind, def, help) SHMI_ENV_FIELD_##kind(name)
+    SHMI_ENV_VARS(SHMI_ENV_FIELD)
+#undef SHMI_ENV_FIELD
+};
+
+struct shmi_env_desc {
+    const char *name;    /* without the SHMEM_ prefix */
+    const char *kind;    /* "size" or "bool" */
+    const char *def;     /* default, as text */
+    const char *help;
+};
+extern const struct shmi_env_desc shmi_env_table[];
+extern const int shmi_env_count;
+
+/* Fill *env from the environment (defaults where unset).  On a bad value,
+ * returns SHMI_EINVAL and writes "SHMEM_X=value: why; fix" into err. */
+int shmi_env_load(struct shmi_env *env, char *err, size_t errlen);
+
+/* Parse the spec's size syntax: decimal (or 0x hex) number, optional suffix
+ * k/K/m/M/g/G/t/T (x1024^n), optional trailing 'b'/'B'.  Rejects empty,
+ * negative, junk, and overflow.  Returns 0 or SHMI_EINVAL. */
+int shmi_parse_size(const char *s, size_t *out);
+/* "0/1/yes/no/on/off/true/false" (case-insensitive). */
+int shmi_parse_bool(const char *s, int *out);
+
+#endif

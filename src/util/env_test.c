@@ -1,0 +1,78 @@
+/* env_test.c - the size/bool parsers and the env table, without a bootstrap. */
+#include "util/env.h"
+#include "util/err.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int fails;
+#define CHECK(c) do { if (!(c)) { fprintf(stderr, "%s:%d: CHECK(%s) failed\n", __FILE__, __LINE__, #c); fails++; } } while (0)
+
+static void size_ok(const char *s, size_t want)
+{
+    size_t v = 12345;
+    int rc = shmi_parse_size(s, &v);
+    if (rc || v != want) {
+        fprintf(stderr, "parse_size(\"%s\") = %d, %zu; want %zu\n", s, rc, v, want);
+        fails++;
+    }
+}
+
+static void size_bad(const char *s)
+{
+    size_t v;
+    if (shmi_parse_size(s, &v) != SHMI_EINVAL) {
+        fprintf(stderr, "parse_size(\"%s\") accepted, want error\n", s);
+        fails++;
+    }
+}
+
+int main(void)
+{
+    size_ok("0", 0);
+    size_ok("4096", 4096);
+    size_ok("1k", 1024);
+    size_ok("1K", 1024);
+    size_ok("512m", 512ull << 20);
+    size_ok("64G", 64ull << 30);
+    size_ok("2T", 2ull << 40);
+    size_ok("1GB", 1ull << 30);
+    size_ok("0x1000", 4096);
+    size_ok(" 8M ", 8ull << 20);
+    size_bad("");
+    size_bad("-1");
+    size_bad("abc");
+    size_bad("1X");
+    size_bad("1.5G");
+    size_bad("1GG");
+    size_bad("99999999999999999999");
+    size_bad("16777216T"); /* 2^64: overflows */
+
+    int b;
+    CHECK(shmi_parse_bool("yes", &b) == 0 && b == 1);
+    CHECK(shmi_parse_bool("OFF", &b) == 0 && b == 0);
+    CHECK(shmi_parse_bool("maybe", &b) == SHMI_EINVAL);
+
+    struct shmi_env env;
+    char err[256];
+    unsetenv("SHMEM_SYMMETRIC_SIZE");
+    CHECK(shmi_env_load(&env, err, sizeof err) == 0);
+    CHECK(env.SYMMETRIC_SIZE == 4ull << 30);
+    setenv("SHMEM_SYMMETRIC_SIZE", "12Q", 1);
+    CHECK(shmi_env_load(&env, err, sizeof err) == SHMI_EINVAL);
+    CHECK(strstr(err, "SHMEM_SYMMETRIC_SIZE='12Q'") != NULL);
+    setenv("SHMEM_SYMMETRIC_SIZE", "64G", 1);
+    CHECK(shmi_env_load(&env, err, sizeof err) == 0 && env.SYMMETRIC_SIZE == 64ull << 30);
+    setenv("SHMEM_DEBUG", "perhaps", 1);
+    CHECK(shmi_env_load(&env, err, sizeof err) == SHMI_EINVAL);
+    unsetenv("SHMEM_DEBUG");
+    CHECK(shmi_env_count >= 4);
+    for (int i = 0; i < shmi_env_count; i++)
+        CHECK(shmi_env_table[i].help && shmi_env_table[i].help[0]);
+    CHECK(strcmp(shmi_strerror(SHMI_ENOMEM), "out of memory") == 0);
+
+    if (fails) { fprintf(stderr, "env_test: %d failures\n", fails); return 1; }
+    printf("env_test: ok\n");
+    return 0;
+}

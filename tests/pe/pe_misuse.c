@@ -1,0 +1,72 @@
+#define _GNU_SOURCE
+/* pe_misuse.c MODE - one misuse per mode; the test harness (expect_fail.sh)
+ * checks that the job ends non-zero with the expected one-line message and
+ * does not hang. */
+#include "pe_test.h"
+#include <stdlib.h>
+#include <string.h>
+
+int main(int argc, char **argv)
+{
+    const char *m = argc > 1 ? argv[1] : "";
+    if (!strcmp(m, "before_init")) return shmem_my_pe();
+    if (!strcmp(m, "bad_env")) setenv("SHMEM_SYMMETRIC_SIZE", "12Q", 1);
+    shmem_init();
+    int me = shmem_my_pe(), n = shmem_n_pes();
+    long *sym = shmem_malloc(16 * sizeof(long));
+    long local[16] = { 0 };
+    if (!strcmp(m, "put_malloc")) {
+        long *heap = malloc(64);
+        shmem_putmem(heap, local, 8, (me + 1) % n);
+    } else if (!strcmp(m, "get_stack")) {
+        shmem_long_get(local, local, 4, (me + 1) % n);
+    } else if (!strcmp(m, "free_malloc")) {
+        shmem_free(malloc(32));
+    } else if (!strcmp(m, "double_free")) {
+        shmem_free(sym);
+        shmem_free(sym);
+    } else if (!strcmp(m, "interior_free")) {
+        shmem_free((char *)sym + 8);
+    } else if (!strcmp(m, "bad_pe")) {
+        shmem_long_p(sym, 1, 7);
+    } else if (!strcmp(m, "neg_pe")) {
+        if (me == n - 1) shmem_long_g(sym, -1);
+        shmem_barrier_all();
+    } else if (!strcmp(m, "ptr_malloc")) {
+        shmem_ptr(malloc(8), 0);
+    } else if (!strcmp(m, "size_mismatch")) {
+        shmem_malloc(me == 0 ? 1024 : 2048);
+    } else if (!strcmp(m, "one_pe_alloc")) {
+        /* the brief's "good" placement example: allocate on one PE only */
+        if (me == 0) shmem_malloc(4096);
+        shmem_barrier_all();
+        shmem_free(sym);
+    } else if (!strcmp(m, "free_mismatch")) {
+        long *other = shmem_malloc(64);
+        shmem_free(me == 1 ? other : sym);
+    } else if (!strcmp(m, "overrun")) {
+        char *end = (char *)sym;
+        while (shmem_addr_accessible(end + 4096, 0)) end += 4096;
+        while (shmem_addr_accessible(end + 1, 0)) end += 1;
+        shmem_putmem(end - 7, local, 16, 0);
+    } else if (!strcmp(m, "huge_count")) {
+        shmem_long_put(sym, local, (size_t)-1 / 4, 0);
+    } else if (!strcmp(m, "after_finalize")) {
+        shmem_finalize();
+        shmem_long_p(sym, 1, 0);
+    } else if (!strcmp(m, "bad_align")) {
+        shmem_align(48, 100);
+    } else if (!strcmp(m, "peer_ptr")) {
+        long *p = shmem_ptr(sym, (me + 1) % n);
+        shmem_long_p(p, 1, 0);
+    } else if (!strcmp(m, "global_exit")) {
+        if (me == 1) shmem_global_exit(3);
+        shmem_barrier_all(); /* the others would wait forever */
+        shmem_barrier_all();
+    } else {
+        fprintf(stderr, "pe_misuse: unknown mode '%s'\n", m);
+        return 2;
+    }
+    shmem_finalize();
+    return 0; /* reaching here means the misuse went unnoticed */
+}
