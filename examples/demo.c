@@ -11,7 +11,6 @@
 
 #include <stdint.h>
 #include <stdio.h>
-#include <string.h>
 
 #define TICKETS 100 /* counter increments per PE */
 #define NB 8        /* doubles broadcast */
@@ -43,6 +42,17 @@ static int all_same(void)
 }
 
 static const char *yesno(int ok) { return ok ? "yes" : "NO"; }
+
+/* "48 B", "1.0 MiB", "4.0 GiB" into buf. */
+static const char *human(size_t n, char buf[32])
+{
+    const char *unit[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+    double v = (double)n;
+    int u = 0;
+    while (v >= 1024 && u < 4) { v /= 1024; u++; }
+    snprintf(buf, 32, u ? "%.1f %s" : "%.0f %s", v, unit[u]);
+    return buf;
+}
 
 int main(void)
 {
@@ -160,11 +170,12 @@ int main(void)
         printf("6. shmem_free of 5 blocks (collective, same address on every PE)\n");
         printf("   live blocks %zu -> %zu, used %zu -> %zu bytes\n\n", live_before,
                hi.live_blocks, used_before, hi.used);
+        char b1[32], b2[32], b3[32];
         printf("7. shmemx_heap_info on PE 0\n");
-        printf("   base %p, size %zu MiB (SHMEM_SYMMETRIC_SIZE)\n", hi.base, hi.size >> 20);
-        printf("   used %zu B, free %zu B, largest free %zu B\n", hi.used, hi.free,
-               hi.largest_free);
-        printf("   peak used %zu B, live blocks %zu\n\n", hi.peak_used, hi.live_blocks);
+        printf("   base %p, size %s (SHMEM_SYMMETRIC_SIZE)\n", hi.base, human(hi.size, b1));
+        printf("   used %s, free %s, largest free block %s\n", human(hi.used, b1),
+               human(hi.free, b2), human(hi.largest_free, b3));
+        printf("   peak used %s, live blocks %zu\n\n", human(hi.peak_used, b1), hi.live_blocks);
     }
 
     shmem_barrier_all();

@@ -64,7 +64,9 @@ int main(void)
     }
     CHECK(rounds == ROUNDS, "only %d of %d malloc+free rounds worked", rounds, ROUNDS);
 
-    /* 3. The same blocks, leaked: allocation fails after a few. */
+    /* 3. The same blocks, leaked: allocation fails after a few (and the
+     * library says why on stderr; flush ours first to keep them in order). */
+    fflush(stdout);
     char *leaked[ROUNDS];
     int held = 0;
     while (held < ROUNDS && (leaked[held] = shmem_malloc(chunk)) != NULL) held++;

@@ -87,6 +87,10 @@ static void step_boot(void)
     shmi_g.npes = shmi_g.boot.size;
     shmi_log_pe = shmi_g.me;
     shmi_log_set_abort_hook(abort_hook);
+    /* Measured on 2 cores (pe_barrier): with 8 PEs, spinning 200 polls costs
+     * 26 us per barrier, yielding at once 9 us; with 2 PEs spinning wins. */
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    if (!getenv("SHMEM_WAIT_SPIN") && cpus > 0 && shmi_g.npes > cpus) shmi_wait_set_spin(0);
 }
 
 static void step_heap(void)

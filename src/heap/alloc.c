@@ -24,13 +24,16 @@
  *
  * Allocation is TLSF good fit: round the need (span plus worst-case alignment
  * padding) up to a class boundary so the head of the first non-empty class at
- * or above it surely fits, O(1).  Only when that fails does a bounded scan
- * (SCAN_MAX candidates) of the classes in between look for a range that fits
- * exactly or thanks to its offset; that rescues the last bytes of a full heap
- * and aligned requests such as 2 MiB at 2 MiB into a 2 MiB hole.  Alignment
- * padding is split off as its own free range, so a 2 MiB alignment wastes
- * nothing.  The result depends only on the call sequence: determinism across
- * PEs. */
+ * or above it surely fits, O(1).  Only when that fails (a nearly full or
+ * fragmented heap) does a bounded slow path run: a scan of up to SCAN_MAX
+ * ranges in the classes in between, for a range that fits exactly or thanks
+ * to its offset, then, for aligned requests, up to PROBE_MAX lookups of the
+ * aligned offsets themselves.  That rescues the last bytes of a full heap
+ * and requests such as 2 MiB at 2 MiB into a 2 MiB hole; past those bounds
+ * ENOMEM can come while a fitting range exists (the price of O(log n)).
+ * Alignment padding is split off as its own free range, so a 2 MiB alignment
+ * wastes nothing.  Every choice depends only on the call sequence:
+ * determinism across PEs. */
 #include "heap/alloc.h"
 #include "util/err.h"
 #include "util/log.h"
@@ -45,7 +48,8 @@
  * after the rounding in cls_ceil. */
 #define FL_N 58u
 #define NCLS (FL_N * SL_N)
-#define SCAN_MAX 512                /* slow-path candidates per alloc */
+#define SCAN_MAX 512                /* slow path: free ranges looked at */
+#define PROBE_MAX 256               /* slow path: aligned offsets tried */
 #define SPARE_MAX 1024              /* recycled nodes kept for reuse */
 
 struct blk {
@@ -392,6 +396,26 @@ static struct blk *scan(const shmi_alloc_t *a, unsigned lo, unsigned hi,
     return NULL;
 }
 
+/* Aligned requests the class scan missed: try the aligned offsets
+ * themselves, lowest first, through the index.  A miss skips to the first
+ * aligned offset past the node it landed in (live, or free but too short
+ * from there), so PROBE_MAX probes cover at least that many aligned slots:
+ * all of them when size / align <= PROBE_MAX. */
+static struct blk *probe(const shmi_alloc_t *a, size_t span, size_t align)
+{
+    size_t p = 0;
+    for (unsigned n = 0; n < PROBE_MAX; n++) {
+        struct blk *b = idx_floor(a, p);
+        if (!b->live && b->span - (p - b->off) >= span)
+            return b;
+        size_t end = b->off + b->span, pad = pad_for(end, align);
+        if (pad >= a->size - end)   /* no aligned offset left; no wrap */
+            break;
+        p = end + pad;
+    }
+    return NULL;
+}
+
 static struct blk *pick(const shmi_alloc_t *a, size_t span, size_t align)
 {
     unsigned hi = NCLS;
@@ -403,7 +427,8 @@ static struct blk *pick(const shmi_alloc_t *a, size_t span, size_t align)
         if (c >= 0)
             return a->lists[c];
     }
-    return scan(a, cls_floor(span), hi, span, align);
+    struct blk *r = scan(a, cls_floor(span), hi, span, align);
+    return r || align == GRAIN ? r : probe(a, span, align);
 }
 
 /* Turn span bytes of free range r at the next align boundary into a block:

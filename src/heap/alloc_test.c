@@ -394,6 +394,20 @@ static void test_find(void)
     CHECK_RC(shmi_alloc_free(a, y), SHMI_OK);
     b = find(a, MiB - 16);
     CHECK(!b.live && b.off == 0 && b.span == MiB);
+
+    /* A free range whose start moves no longer names the block freed there. */
+    x = GET(a, 100, 16), y = GET(a, 100, 16);
+    size_t z = GET(a, 100, 16), w = GET(a, 100, 16);
+    CHECK_RC(shmi_alloc_free(a, y), SHMI_OK);
+    CHECK_RC(shmi_alloc_free(a, w), SHMI_OK);
+    CHECK(find(a, y).seq == 4 && find(a, w).seq == 6);
+    CHECK_RC(shmi_alloc_resize(a, x, 150), SHMI_OK);          /* range moves up */
+    b = find(a, y + 100);
+    CHECK(!b.live && b.off == 160 && b.seq == 0 && b.tag == 0);
+    CHECK_RC(shmi_alloc_resize(a, z, 16), SHMI_OK);           /* range moves down */
+    b = find(a, w);
+    CHECK(!b.live && b.off == z + 16 && b.seq == 0);
+    CHECK_OK(a);
     shmi_alloc_destroy(a);
 }
 
@@ -460,31 +474,23 @@ static void bits_put(struct model *m, size_t off, size_t span, int v)
         }
 }
 
-/* First free granule at or after byte offset at; heap end if none. */
-static size_t next_free(const struct model *m, size_t at)
+/* First granule at or after g whose bit equals v (as a byte offset), or
+ * the heap end. */
+static size_t next_bit(const struct model *m, size_t g, int v)
 {
-    size_t g = at / 16, n = m->heap / 16;
-    while (g < n && g % 64 && bit(m, g))
-        g++;
-    while (g < n && g % 64 == 0 && m->bits[g / 64] == ~0ull)
-        g += 64;
-    while (g < n && bit(m, g))
-        g++;
+    size_t n = m->heap / 16;
+    if (g >= n)
+        return m->heap;
+    uint64_t flip = v ? 0 : ~0ull, w = (m->bits[g / 64] ^ flip) & (~0ull << (g % 64));
+    for (g /= 64; !w; w = m->bits[g] ^ flip)
+        if (++g >= n / 64)
+            return m->heap;
+    g = g * 64 + (size_t)__builtin_ctzll(w);
     return g < n ? g * 16 : m->heap;
 }
 
-/* First granule in use at or after g, as a byte offset; heap end if none. */
-static size_t next_used(const struct model *m, size_t g)
-{
-    size_t n = m->heap / 16;
-    while (g < n && g % 64 && !bit(m, g))
-        g++;
-    while (g < n && g % 64 == 0 && !m->bits[g / 64])
-        g += 64;
-    while (g < n && !bit(m, g))
-        g++;
-    return g < n ? g * 16 : m->heap;
-}
+static size_t next_used(const struct model *m, size_t g) { return next_bit(m, g, 1); }
+static size_t next_free(const struct model *m, size_t at) { return next_bit(m, at / 16, 0); }
 
 static size_t rand_size(uint64_t *s)
 {
@@ -492,7 +498,7 @@ static size_t rand_size(uint64_t *s)
     if (k < 60) return 1 + rnd(s) % 256;
     if (k < 90) return 1 + rnd(s) % (16 * KiB);
     if (k < 99) return 1 + rnd(s) % (256 * KiB);
-    return 1 + rnd(s) % (4 * MiB);
+    return 1 + rnd(s) % (2 * MiB);
 }
 
 static size_t rand_align(uint64_t *s)
@@ -505,9 +511,7 @@ static size_t rand_align(uint64_t *s)
     return (rnd(s) & 1) ? MiB : 2 * MiB;
 }
 
-/* Could some free run of the model take (span, align)?  The allocator must
- * then succeed whenever its slow path saw every candidate, i.e. with at most
- * 512 free ranges (SCAN_MAX in alloc.c). */
+/* Could some free run of the model take (span, align)? */
 static int model_fits(const struct model *m, size_t span, size_t align)
 {
     for (size_t at = next_free(m, 0); at < m->heap; at = next_free(m, at)) {
@@ -520,7 +524,8 @@ static int model_fits(const struct model *m, size_t span, size_t align)
     return 0;
 }
 
-static void rand_alloc(shmi_alloc_t *a, struct model *m, uint64_t *s, int *spurious)
+/* Returns 1 on ENOMEM. */
+static int rand_alloc(shmi_alloc_t *a, struct model *m, uint64_t *s, int *spurious)
 {
     size_t size = rand_size(s), align = rand_align(s), off = 0;
     size_t al = align < 16 ? 16 : align;
@@ -530,12 +535,13 @@ static void rand_alloc(shmi_alloc_t *a, struct model *m, uint64_t *s, int *spuri
         struct shmi_alloc_stats after = stats(a);
         CHECK(stats_eq(&before, &after));
         int fit = model_fits(m, r16(size), al);
-        if (fit && before.free_ranges <= 512) {
+        /* Exact unless past the slow path's bounds (SCAN_MAX, PROBE_MAX). */
+        if (fit && (before.free_ranges <= 512 || (al > 16 && m->heap / al <= 256))) {
             fprintf(stderr, "alloc(%zu, %zu): ENOMEM though a range fits\n", size, align);
             fails++;
         }
         *spurious += fit;
-        return;
+        return 1;
     }
     CHECK_RC(rc, SHMI_OK);
     if (off % al || off > m->heap || r16(size) > m->heap - off ||
@@ -543,13 +549,14 @@ static void rand_alloc(shmi_alloc_t *a, struct model *m, uint64_t *s, int *spuri
         fprintf(stderr, "alloc(%zu, %zu) = %zu: misaligned, out of range or overlapping\n",
                 size, align, off);
         fails++;
-        return;
+        return 0;
     }
     CHECK_RC(shmi_alloc_set_tag(a, off, off * 3 + 1), SHMI_OK);
     bits_put(m, off, r16(size), 1);
     m->off[m->n] = off;
     m->size[m->n++] = size;
     m->used += r16(size);
+    return 0;
 }
 
 /* Resize succeeds exactly when the block's new span reaches no further
@@ -632,12 +639,16 @@ static void test_random(uint64_t seed, int ops)
     shmi_alloc_t *a = make(m.heap);
     uint64_t s = seed;
     int spurious = 0, start = fails;
-    size_t max_live = 0;
+    size_t max_live = 0, enomem = 0;
+    double t0 = now();
     for (int op = 0; op < ops && fails - start < 10; op++) {
-        /* Phases of filling and draining reach both exhaustion and emptiness. */
-        uint64_t p_alloc = (op / 20000) % 2 ? 35 : 65, k = rnd(&s) % 100;
+        /* Phases steer the fill level to 30%, 70%, then past 100%:
+         * roomy, fragmented and exhausted heaps all get their turn. */
+        static const size_t pct[3] = { 30, 70, 110 };
+        size_t target = m.heap / 100 * pct[(op / 10000) % 3];
+        uint64_t p_alloc = m.used < target ? 65 : 35, k = rnd(&s) % 100;
         if (m.n == 0 || k < p_alloc)
-            rand_alloc(a, &m, &s, &spurious);
+            enomem += rand_alloc(a, &m, &s, &spurious);
         else if (k < p_alloc + 15)
             rand_resize(a, &m, &s);
         else
@@ -654,10 +665,10 @@ static void test_random(uint64_t seed, int ops)
     }
     full_compare(a, &m);
     struct shmi_alloc_stats st = stats(a);
-    printf("random seed %llu: %d ops, max %zu live, peak %zu KiB of %zu KiB, "
-           "%llu allocs, %d ENOMEM with a fitting range among >512 free ranges\n",
-           (unsigned long long)seed, ops, max_live, st.peak_used / KiB, m.heap / KiB,
-           (unsigned long long)st.allocs, spurious);
+    printf("random seed %llu: %d ops in %.2f s, max %zu live, peak %zu of %zu KiB, "
+           "%llu allocs, %zu ENOMEM (%d past the slow-path bounds though a range fit)\n",
+           (unsigned long long)seed, ops, now() - t0, max_live, st.peak_used / KiB,
+           m.heap / KiB, (unsigned long long)st.allocs, enomem, spurious);
     shmi_alloc_destroy(a);
     free(m.off);
     free(m.size);

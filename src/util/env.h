@@ -23,9 +23,10 @@
       "Print the library's version and every setting at shmem_init (PE 0).")    \
     X(VERSION,        bool, "0",                                                 \
       "Print the library's version at shmem_init (PE 0).")                      \
-    X(WAIT_SPIN,      size, "4000",                                              \
-      "Polls of a wait (barrier, wait_until) before the PE yields and then "     \
-      "sleeps in the kernel; lower it when PEs outnumber cores.")               \
+    X(WAIT_SPIN,      size, "200",                                               \
+      "Polls of a wait (barrier, wait_until) before the PE yields the CPU and "  \
+      "then sleeps in the kernel. When unset and the PEs outnumber the CPUs, "   \
+      "0: spinning would only delay the PE being waited for.")                  \
     X(GLOBALS,        bool, "1",                                                 \
       "Make the program's global and static variables symmetric (remote "       \
       "access to them) by moving the executable's data and bss onto shared "    \

@@ -1,4 +1,6 @@
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 /* pe_barrier.c - thousands of barriers with more PEs than cores must finish
  * in seconds (waits spin briefly, then sleep), and every barrier really
  * separates phases: a counter incremented by everyone is checked after it. */

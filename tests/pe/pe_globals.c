@@ -21,6 +21,7 @@ int main(void)
     shmemx_globals_range(&gb, &gs);
     CHECK(gb && gs >= sizeof g_bss && (char *)g_bss >= (char *)gb);
     CHECK(shmem_addr_accessible(&g_counter, (me + 1) % n));
+    shmem_barrier_all(); /* everyone checked its own values before peers write */
 
     int to = (me + 1) % n, from = (me + n - 1) % n;
     long v = 1000 + me;

@@ -1,4 +1,6 @@
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 /* pe_misuse.c MODE - one misuse per mode; the test harness (expect_fail.sh)
  * checks that the job ends non-zero with the expected one-line message and
  * does not hang. */

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# setup.sh - install what building and testing symheap needs, if it is missing.
+#
+# On Debian 12 (and derivatives with apt): gcc, make, cmake (>= 3.25),
+# pkg-config, and for the benchmark comparison (bench/compare.sh) Open MPI's
+# OpenSHMEM: openmpi-bin, libopenmpi-dev.  Packages already installed are
+# left alone and nothing is printed; missing ones are installed with apt-get,
+# non-interactively, through sudo when not root.  Elsewhere it only checks
+# the commands and says what to install.  Called by ./dev.
+set -euo pipefail
+
+packages=(gcc make cmake pkg-config openmpi-bin libopenmpi-dev)
+
+have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'; }
+
+if ! command -v dpkg-query >/dev/null || ! command -v apt-get >/dev/null; then
+    missing=()
+    for c in cc make cmake pkg-config; do command -v "$c" >/dev/null || missing+=("$c"); done
+    if [ ${#missing[@]} -gt 0 ]; then
+        echo "setup.sh: not a Debian system and missing: ${missing[*]}; install them (cmake >= 3.25) and rerun" >&2
+        exit 1
+    fi
+    exit 0
+fi
+
+missing=()
+for p in "${packages[@]}"; do have_pkg "$p" || missing+=("$p"); done
+if [ ${#missing[@]} -gt 0 ]; then
+    sudo=()
+    if [ "$(id -u)" != 0 ]; then
+        command -v sudo >/dev/null || {
+            echo "setup.sh: need to install ${missing[*]} but am not root and sudo is missing; run as root: apt-get install ${missing[*]}" >&2
+            exit 1
+        }
+        sudo=(sudo)
+    fi
+    echo "setup.sh: installing ${missing[*]}"
+    export DEBIAN_FRONTEND=noninteractive
+    "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+    "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive \
+        apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# Debian 12 ships cmake 3.25; an older one (e.g. Debian 11) cannot configure the tree.
+ver=$(cmake --version | sed -n '1s/[^0-9]*\([0-9][0-9]*\.[0-9][0-9]*\).*/\1/p')
+if [ "$(printf '%s\n3.25\n' "$ver" | sort -V | head -n1)" != 3.25 ]; then
+    echo "setup.sh: cmake $ver is too old, symheap needs >= 3.25 (Debian 12 has it; or pip install cmake)" >&2
+    exit 1
+fi

@@ -1,0 +1,78 @@
+# info.cmake - symheap-info (what this build is, which variables it reads) and
+# symcc (the compiler wrapper): build, tests, install.  Included by
+# tools/CMakeLists.txt.
+
+# ---- symheap-info ---------------------------------------------------------------
+# Build facts reach the program as -D defines (no generated header to keep in sync).
+add_executable(symheap-info ${CMAKE_CURRENT_LIST_DIR}/symheap-info.c $<TARGET_OBJECTS:shmi_util>)
+target_include_directories(symheap-info PRIVATE ${CMAKE_SOURCE_DIR}/src)
+string(TOUPPER "${CMAKE_BUILD_TYPE}" _shmi_bt)
+get_directory_property(_shmi_opts DIRECTORY ${CMAKE_SOURCE_DIR} COMPILE_OPTIONS)
+list(JOIN _shmi_opts " " _shmi_opts)
+string(STRIP "${CMAKE_C_FLAGS} ${CMAKE_C_FLAGS_${_shmi_bt}} ${_shmi_opts}" _shmi_flags)
+string(REGEX REPLACE "  +" " " _shmi_flags "${_shmi_flags}")
+if(SYMHEAP_SANITIZE)
+  set(_shmi_san "address, undefined (SYMHEAP_SANITIZE=ON)")
+else()
+  set(_shmi_san "off")
+endif()
+target_compile_definitions(symheap-info PRIVATE
+  "SYMHEAP_VERSION=\"${PROJECT_VERSION}\""
+  "SYMHEAP_BUILD_TYPE=\"${CMAKE_BUILD_TYPE}\""
+  "SYMHEAP_C_COMPILER=\"${CMAKE_C_COMPILER} (${CMAKE_C_COMPILER_ID} ${CMAKE_C_COMPILER_VERSION})\""
+  "SYMHEAP_C_FLAGS=\"${_shmi_flags}\""
+  "SYMHEAP_SANITIZE=\"${_shmi_san}\""
+  "SYMHEAP_PREFIX=\"${CMAKE_INSTALL_PREFIX}\""
+  "SYMHEAP_BINDIR=\"${CMAKE_INSTALL_FULL_BINDIR}\""
+  "SYMHEAP_LIBDIR=\"${CMAKE_INSTALL_FULL_LIBDIR}\""
+  "SYMHEAP_INCLUDEDIR=\"${CMAKE_INSTALL_FULL_INCLUDEDIR}\"")
+install(TARGETS symheap-info RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+
+# docs/env.md is `symheap-info --markdown`, checked in; `cmake --build build
+# --target env-doc` rewrites it after a change to src/util/env.h.
+add_custom_target(env-doc
+  COMMAND sh -c "\"$0\" --markdown > \"$1\"" $<TARGET_FILE:symheap-info>
+          ${CMAKE_SOURCE_DIR}/docs/env.md
+  COMMENT "Writing docs/env.md from symheap-info --markdown" VERBATIM)
+
+# ---- symcc ------------------------------------------------------------------------
+# Two copies from one template: build/tools/symcc uses the source include dir
+# and the library in the build tree (absolute paths); the installed one finds
+# include/ and lib/ relative to its own directory, so the tree can be moved.
+if(SYMHEAP_SANITIZE)
+  set(SYMCC_EXTRA_LINK "-fsanitize=address,undefined") # the library needs the runtimes
+else()
+  set(SYMCC_EXTRA_LINK "")
+endif()
+set(_shmi_exec_perms OWNER_READ OWNER_WRITE OWNER_EXECUTE GROUP_READ GROUP_EXECUTE
+    WORLD_READ WORLD_EXECUTE)
+
+set(SYMCC_INCDIR "${CMAKE_SOURCE_DIR}/include")
+set(SYMCC_LIBDIR "$<TARGET_FILE_DIR:symheap>") # resolved by file(GENERATE)
+configure_file(${CMAKE_CURRENT_LIST_DIR}/symcc.in ${CMAKE_CURRENT_BINARY_DIR}/symcc.build.in @ONLY)
+file(GENERATE OUTPUT ${CMAKE_CURRENT_BINARY_DIR}/symcc
+  INPUT ${CMAKE_CURRENT_BINARY_DIR}/symcc.build.in FILE_PERMISSIONS ${_shmi_exec_perms})
+
+file(RELATIVE_PATH SYMCC_INCDIR "${CMAKE_INSTALL_FULL_BINDIR}" "${CMAKE_INSTALL_FULL_INCLUDEDIR}")
+file(RELATIVE_PATH SYMCC_LIBDIR "${CMAKE_INSTALL_FULL_BINDIR}" "${CMAKE_INSTALL_FULL_LIBDIR}")
+configure_file(${CMAKE_CURRENT_LIST_DIR}/symcc.in ${CMAKE_CURRENT_BINARY_DIR}/install/symcc
+  @ONLY FILE_PERMISSIONS ${_shmi_exec_perms})
+install(PROGRAMS ${CMAKE_CURRENT_BINARY_DIR}/install/symcc DESTINATION ${CMAKE_INSTALL_BINDIR})
+
+# ---- tests --------------------------------------------------------------------------
+if(SYMHEAP_TESTS)
+  # The docs say what the code does: docs/env.md == symheap-info --markdown.
+  add_test(NAME docs_env_md
+    COMMAND sh -c "\"$0\" --markdown > \"$2\" && diff -u \"$1\" \"$2\" || { echo 'docs/env.md differs from symheap-info --markdown (diff above); rewrite it: cmake --build <build> --target env-doc' >&2; exit 1; }"
+            $<TARGET_FILE:symheap-info> ${CMAKE_SOURCE_DIR}/docs/env.md
+            ${CMAKE_CURRENT_BINARY_DIR}/env.md.generated)
+  set_tests_properties(docs_env_md PROPERTIES TIMEOUT 30 LABELS docs)
+
+  # symcc builds a program (shared and --static) that then runs under symrun.
+  add_test(NAME tools_symcc
+    COMMAND sh -c "set -e; \"$0\" -O2 -o \"$2/hello_symcc\" \"$1\"; \"$0\" --static -o \"$2/hello_symcc_static\" \"$1\"; \"$3\" -n 2 \"$2/hello_symcc\"; \"$3\" -n 2 \"$2/hello_symcc_static\""
+            ${CMAKE_CURRENT_BINARY_DIR}/symcc ${CMAKE_SOURCE_DIR}/examples/hello_address.c
+            ${CMAKE_CURRENT_BINARY_DIR} $<TARGET_FILE:symrun>)
+  set_tests_properties(tools_symcc PROPERTIES TIMEOUT 120 LABELS tools
+    ENVIRONMENT "CC=${CMAKE_C_COMPILER}")
+endif()
