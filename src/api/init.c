@@ -142,9 +142,14 @@ static void step_alloc(void)
     shmi_g.zero_hwm = 0;
 }
 
-static void implicit_finalize(void)
+/* A program that returns from main (exit status 0) without shmem_finalize is
+ * finalized here, as other implementations do.  One that exits with another
+ * status is failing: a collective finalize could wait forever for PEs that
+ * are busy elsewhere, so we leave and let the launcher end the job. */
+static void implicit_finalize(int status, void *arg)
 {
-    if (shmi_g.phase == SHMI_RUNNING) shmem_finalize();
+    (void)arg;
+    if (shmi_g.phase == SHMI_RUNNING && status == 0) shmem_finalize();
 }
 
 int shmem_init_thread(int requested, int *provided)
@@ -171,7 +176,7 @@ int shmem_init_thread(int requested, int *provided)
     step_alloc();
     shmi_g.thread_level = requested;
     shmi_g.phase = SHMI_RUNNING;
-    atexit(implicit_finalize);
+    on_exit(implicit_finalize, NULL);
     if (shmi_g.me == 0 && (shmi_g.env.VERSION || shmi_g.env.INFO))
         shmi_log_info("symheap %s (OpenSHMEM %d.%d), %d PEs, heap %zu bytes at %p",
                       SYMHEAP_VERSION, SHMEM_MAJOR_VERSION, SHMEM_MINOR_VERSION, shmi_g.npes,

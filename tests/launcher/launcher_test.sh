@@ -312,10 +312,12 @@ case_aslr() {
 }
 
 # symrun makes no files: nothing new in /tmp or /dev/shm after every kind of
-# ending (normal, abort, crash, timeout, SIGTERM, SIGKILL of symrun).
-case_noleak() {
-    local before after
-    before=$(ls -A /tmp /dev/shm 2>/dev/null | sort)
+# ending (normal, abort, crash, timeout, SIGTERM, SIGKILL of symrun).  Other
+# programs on the machine may create files there meanwhile, so when we may,
+# we run in a private mount namespace with empty /tmp and /dev/shm, where any
+# entry is ours; else we compare the shared directories (RUN_SERIAL keeps at
+# least our other tests away).
+noleak_battery() {
     case_gather 4
     case_fds 4
     case_abort
@@ -324,8 +326,36 @@ case_noleak() {
     start_sleepers 4 && { T0=$(now_ms); kill -TERM "$SPID"; wait_symrun; }
     case_kill_symrun
     case_prefix
+}
+
+# In the namespace: fresh tmpfs on /dev/shm and /tmp; the old /tmp (which may
+# hold the build tree) stays reachable under /dev/shm/.stash.
+noleak_private() {
+    local stash=/dev/shm/.stash left
+    mount -t tmpfs -o mode=1777 none /dev/shm && mkdir $stash && mount --bind /tmp $stash &&
+        mount -t tmpfs -o mode=1777 none /tmp || { fail "cannot set up mounts"; return; }
+    remap() { case $1 in /tmp/*) echo "$stash/${1#/tmp/}" ;; *) echo "$1" ;; esac; }
+    SYMRUN=$(remap "$SYMRUN") PROG=$(remap "$PROG") WORK=$(remap "$WORK") T=$(remap "$T")
+    noleak_battery
+    left=$(ls -A /tmp; ls -A /dev/shm | grep -vx .stash)
+    [ -z "$left" ] || fail "new entries in /tmp or /dev/shm: $left"
+}
+
+case_noleak() {
+    local u=-Urm before after new
+    [ "$(id -u)" = 0 ] && u=-m
+    if [ "${NOLEAK_NS:-}" = 1 ]; then
+        noleak_private
+        return
+    fi
+    if unshare $u true 2>/dev/null; then
+        rm -rf "$T"
+        NOLEAK_NS=1 exec unshare $u bash "$0" "$CASE" "$SYMRUN" "$PROG" "$WORK"
+    fi
+    echo "no private mount namespace (unshare $u refused): comparing the shared /tmp and /dev/shm"
+    before=$(ls -A /tmp /dev/shm 2>/dev/null | sort)
+    noleak_battery
     after=$(ls -A /tmp /dev/shm 2>/dev/null | sort)
-    local new
     new=$(comm -13 <(echo "$before") <(echo "$after"))
     [ -z "$new" ] || fail "new entries in /tmp or /dev/shm: $new"
 }
