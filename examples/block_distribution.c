@@ -10,10 +10,10 @@
  *   owner(i)  = the PE whose [start, start + count) holds i
  *
  * For each N, every PE fills only its block of a symmetric array, then PE 0
- * reads all blocks with shmem_int_get and checks that every element 0..N-1 is
+ * reads all blocks with nvshmem_int_get and checks that every element 0..N-1 is
  * there exactly once, written by its owner.
  * Run: symrun -n 4 ./block_distribution */
-#include <shmem.h>
+#include <nvshmem.h>
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,15 +40,15 @@ static int value(long i) { return (int)(i * 3 + 11); }
  * errors PE 0 found (0 on other PEs). */
 static long run(long n)
 {
-    int me = shmem_my_pe();
-    struct layout l = { n, shmem_n_pes() };
+    int me = nvshmem_my_pe();
+    struct layout l = { n, nvshmem_n_pes() };
     long maxblk = count_of(l, 0); /* PE 0's block is a largest one; same on all PEs */
     long start = start_of(l, me), count = count_of(l, me);
 
-    /* maxblk may be 0 (n == 0): shmem_malloc(0) is NULL on every PE, no barrier. */
-    int *blk = shmem_malloc((size_t)maxblk * sizeof(int));
+    /* maxblk may be 0 (n == 0): nvshmem_malloc(0) is NULL on every PE, no barrier. */
+    int *blk = nvshmem_malloc((size_t)maxblk * sizeof(int));
     for (long k = 0; k < count; k++) blk[k] = value(start + k);
-    shmem_barrier_all();
+    nvshmem_barrier_all();
 
     long errors = 0;
     if (me == 0) {
@@ -57,7 +57,7 @@ static long run(long n)
         for (int pe = 0; pe < l.npes; pe++) {
             long s = start_of(l, pe), c = count_of(l, pe);
             if (s != covered) errors++; /* blocks must be contiguous, in order */
-            if (c) shmem_int_get(all + s, blk, (size_t)c, pe);
+            if (c) nvshmem_int_get(all + s, blk, (size_t)c, pe);
             for (long k = 0; k < c; k++) errors += owner_of(l, s + k) != pe;
             covered = s + c;
         }
@@ -71,25 +71,25 @@ static long run(long n)
                n, l.npes, count_of(l, l.npes - 1), maxblk, n,
                n < l.npes ? " (some PEs own none)" : "", n - naive, errors ? "FAIL" : "ok");
     }
-    shmem_free(blk); /* starts with a barrier: PE 0 is done reading */
+    nvshmem_free(blk); /* starts with a barrier: PE 0 is done reading */
     return errors;
 }
 
 int main(void)
 {
-    shmem_init();
-    int npes = shmem_n_pes();
+    nvshmem_init();
+    int npes = nvshmem_n_pes();
     const long sizes[] = { 1, npes - 1, npes, npes + 1, 10, 1000, 1001, 1003 };
     long errors = 0;
     for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++)
         if (sizes[k] > 0) errors += run(sizes[k]);
 
     /* Every PE exits with PE 0's verdict. */
-    long *verdict = shmem_malloc(sizeof *verdict); /* ends with a barrier */
-    if (shmem_my_pe() == 0) *verdict = errors;
-    shmem_barrier_all();
-    long v = shmem_long_g(verdict, 0);
-    shmem_free(verdict);
-    shmem_finalize();
+    long *verdict = nvshmem_malloc(sizeof *verdict); /* ends with a barrier */
+    if (nvshmem_my_pe() == 0) *verdict = errors;
+    nvshmem_barrier_all();
+    long v = nvshmem_long_g(verdict, 0);
+    nvshmem_free(verdict);
+    nvshmem_finalize();
     return v != 0;
 }

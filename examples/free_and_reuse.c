@@ -1,15 +1,15 @@
 /* free_and_reuse.c - releasing symmetric memory (brief §4.5).
  *
- * shmem_free is collective: every PE calls it with the same address (it
+ * nvshmem_free is collective: every PE calls it with the same address (it
  * starts with a barrier, so nobody frees memory another PE still uses).
  * This program shows that freed space is reused, that the heap returns to
  * where it started (shmemx_heap_info), and why a forgotten free matters: big
  * blocks that are freed can be allocated again and again, while leaked ones
- * soon make shmem_malloc return NULL (on every PE at once; the library also
+ * soon make nvshmem_malloc return NULL (on every PE at once; the library also
  * prints why on stderr).
  * Run: symrun -n 4 ./free_and_reuse */
-#include <shmem.h>
-#include <shmemx.h>
+#include <nvshmem.h>
+#include <nvshmemx.h> /* shmemx_heap_info */
 
 #include <stdio.h>
 
@@ -20,7 +20,7 @@ static int errors;
 #define CHECK(c, ...)                                                        \
     do {                                                                     \
         if (!(c)) {                                                          \
-            printf("PE %d: FAIL: %s: ", shmem_my_pe(), #c);                  \
+            printf("PE %d: FAIL: %s: ", nvshmem_my_pe(), #c);                \
             printf(__VA_ARGS__);                                             \
             printf("\n");                                                    \
             errors++;                                                        \
@@ -29,24 +29,24 @@ static int errors;
 
 int main(void)
 {
-    shmem_init();
-    int me = shmem_my_pe();
+    nvshmem_init();
+    int me = nvshmem_my_pe();
     shmemx_heap_info_t start, now;
     shmemx_heap_info(&start);
 
     /* 1. Free a block, allocate the same size again: the space is reused. */
-    char *a = shmem_malloc(MIB), *b = shmem_malloc(MIB);
+    char *a = nvshmem_malloc(MIB), *b = nvshmem_malloc(MIB);
     char *old_a = a;
-    shmem_free(a);
+    nvshmem_free(a);
     a = NULL; /* the brief's good habit: no dangling pointer */
-    char *c = shmem_malloc(MIB);
-    shmem_free(NULL); /* does nothing, on every PE */
+    char *c = nvshmem_malloc(MIB);
+    nvshmem_free(NULL); /* does nothing, on every PE */
     if (me == 0)
         printf("free + malloc of the same size: %s (%p, then %p)\n",
                c == old_a ? "the freed block was reused" : "placed elsewhere",
                (void *)old_a, (void *)c);
-    shmem_free(c);
-    shmem_free(b);
+    nvshmem_free(c);
+    nvshmem_free(b);
     shmemx_heap_info(&now);
     CHECK(now.used == start.used && now.live_blocks == start.live_blocks,
           "used %zu -> %zu, live blocks %zu -> %zu", start.used, now.used,
@@ -56,10 +56,10 @@ int main(void)
     size_t chunk = start.largest_free / 3 / MIB * MIB;
     int rounds = 0;
     for (int r = 0; r < ROUNDS; r++) {
-        char *p = shmem_malloc(chunk);
+        char *p = nvshmem_malloc(chunk);
         if (!p) break;
         p[chunk - 1] = (char)r; /* usable: touch its last byte */
-        shmem_free(p);
+        nvshmem_free(p);
         rounds++;
     }
     CHECK(rounds == ROUNDS, "only %d of %d malloc+free rounds worked", rounds, ROUNDS);
@@ -69,10 +69,10 @@ int main(void)
     fflush(stdout);
     char *leaked[ROUNDS];
     int held = 0;
-    while (held < ROUNDS && (leaked[held] = shmem_malloc(chunk)) != NULL) held++;
+    while (held < ROUNDS && (leaked[held] = nvshmem_malloc(chunk)) != NULL) held++;
     int fit = held;
     CHECK(fit >= 2 && fit < ROUNDS, "%d leaked blocks of %zu MiB fit", fit, chunk / MIB);
-    while (held > 0) shmem_free(leaked[--held]); /* same order on every PE */
+    while (held > 0) nvshmem_free(leaked[--held]); /* same order on every PE */
 
     shmemx_heap_info(&now);
     CHECK(now.used == start.used && now.live_blocks == start.live_blocks,
@@ -83,11 +83,11 @@ int main(void)
                rounds, chunk / MIB, fit + 1, now.used, errors ? "FAIL" : "ok");
 
     /* Exit status: every PE fails if any PE saw an error. */
-    int *bad = shmem_calloc(1, sizeof *bad);
-    if (errors) shmem_int_atomic_inc(bad, 0);
-    shmem_barrier_all();
-    int failed = shmem_int_g(bad, 0) != 0;
-    shmem_free(bad);
-    shmem_finalize();
+    int *bad = nvshmem_calloc(1, sizeof *bad);
+    if (errors) nvshmem_int_atomic_inc(bad, 0);
+    nvshmem_barrier_all();
+    int failed = nvshmem_int_g(bad, 0) != 0;
+    nvshmem_free(bad);
+    nvshmem_finalize();
     return failed;
 }

@@ -86,7 +86,8 @@ static void distributed_fill(void)
     /* Every PE assembles the whole array from the owners and checks it. */
     int *all = malloc(GLOBAL_N * sizeof(int));
     for (int pe = 0; pe < npes; pe++)
-        nvshmem_int_get(all + block_start(GLOBAL_N, pe), blk, (size_t)block_count(GLOBAL_N, pe), pe);
+        nvshmem_int_get(all + block_start(GLOBAL_N, pe), blk,
+                        (size_t)block_count(GLOBAL_N, pe), pe);
     long bad = 0;
     for (long i = 0; i < GLOBAL_N; i++) bad += all[i] != compute(i);
     free(all);

@@ -259,8 +259,12 @@ static int sr_init(shmi_boot_t *b)
         (rc = env_int("SYMRUN_RANK", 0, b->size - 1, &b->rank)) ||
         (rc = check_socket(fd)))
         goto out;
-    if (fcntl(fd, F_SETFD, FD_CLOEXEC) != 0 || !(s = malloc(sizeof *s))) {
-        rc = s ? SHMI_ESYS : SHMI_ENOMEM;
+    if (fcntl(fd, F_SETFD, FD_CLOEXEC) != 0) {
+        rc = SHMI_ESYS;
+        goto out;
+    }
+    if (!(s = malloc(sizeof *s))) {
+        rc = SHMI_ENOMEM;
         goto out;
     }
     s->fd = fd;

@@ -24,7 +24,8 @@ int shmi_parse_size(const char *s, size_t *out)
     if (!isdigit((unsigned char)*s)) return SHMI_EINVAL; /* no sign, no empty */
     errno = 0;
     char *end;
-    unsigned long long v = strtoull(s, &end, 0);
+    int hex = s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
+    unsigned long long v = strtoull(s, &end, hex ? 16 : 10); /* "010M" is 10 MiB, not octal */
     if (errno || end == s) return SHMI_EINVAL;
     unsigned shift = 0;
     switch (*end) {

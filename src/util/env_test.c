@@ -39,6 +39,7 @@ int main(void)
     size_ok("2T", 2ull << 40);
     size_ok("1GB", 1ull << 30);
     size_ok("0x1000", 4096);
+    size_ok("010M", 10ull << 20);
     size_ok(" 8M ", 8ull << 20);
     size_bad("");
     size_bad("-1");

@@ -6,8 +6,9 @@
  *   boot_prog MODE [ARG] [MARKER...]   (arguments after ARG are ignored: the
  *                                       tests put a unique marker there for
  *                                       pgrep)
- * Modes: gather N, gathersmall N (blocks up to 4 KiB), fds N (rounds of 4
- * memfds per PE), addr, print N, sleep, init, nested, barrier (two), plain
+ * Modes: gather N, gathersmall N (blocks up to 4 KiB), gatherintr N (gather
+ * under a 200 us SIGALRM storm: EINTR everywhere), fds N (rounds of 4
+ * memfds per PE), fdsmany K (one round of K per PE, K = 0 allowed), addr, print N, sleep, init, nested, barrier (two), plain
  * [CODE] (never calls init); failure modes, after a first barrier, by the last PE (highest
  * rank) while the others block in a barrier: abort CODE, segv, kill, nofini,
  * finiearly, exit CODE (after fini), mismatch (PE 0 gathers 8 bytes, the
@@ -23,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -78,6 +80,22 @@ static int mode_gather(long iters, size_t max)
     return 0;
 }
 
+/* SIGALRM every 200 us without SA_RESTART: every blocking call of the
+ * bootstrap sees EINTR and must carry on. */
+static void on_alarm(int sig) { (void)sig; }
+
+static int mode_gather_eintr(long iters)
+{
+    struct sigaction sa = { .sa_handler = on_alarm };
+    struct itimerval it = { { 0, 200 }, { 0, 200 } };
+    sigemptyset(&sa.sa_mask);
+    CHECK(sigaction(SIGALRM, &sa, NULL) == 0 && setitimer(ITIMER_REAL, &it, NULL) == 0, "timer");
+    int rc = mode_gather(iters, 1 << 20);
+    memset(&it, 0, sizeof it);
+    setitimer(ITIMER_REAL, &it, NULL);
+    return rc;
+}
+
 static int count_fds(void)
 {
     int n = 0;
@@ -88,15 +106,14 @@ static int count_fds(void)
     return n;
 }
 
-/* Each PE makes 4 memfds holding its values; after the exchange every PE
+/* Each PE makes K memfds holding its values; after the exchange every PE
  * reads every peer's value through the received descriptors. */
-static int mode_fds(long rounds)
+static int mode_fds(long rounds, int K)
 {
-    enum { K = 4 };
     int before = count_fds();
     for (int rd = 0; rd < rounds; rd++) {
-        int mine[K], *all = malloc(sizeof(int) * K * (size_t)boot.size);
-        CHECK(all, "out of memory");
+        int *mine = malloc(sizeof(int) * (size_t)K + 1), *all = malloc(sizeof(int) * (size_t)K * (size_t)boot.size + 1);
+        CHECK(all && mine, "out of memory");
         for (int k = 0; k < K; k++) {
             int v = boot.rank * K + k + rd * 100000;
             mine[k] = memfd_create("boot_prog", MFD_CLOEXEC);
@@ -112,6 +129,7 @@ static int mode_fds(long rounds)
         }
         for (int k = 0; k < K; k++) close(mine[k]);
         free(all);
+        free(mine);
         barrier();
     }
     CHECK(count_fds() == before, "descriptors leaked: %d before, %d after", before, count_fds());
@@ -174,7 +192,9 @@ static int run(const char *mode, long arg)
 {
     if (!strcmp(mode, "gather")) return mode_gather(arg ? arg : 50, 1 << 20);
     if (!strcmp(mode, "gathersmall")) return mode_gather(arg ? arg : 50, 4096);
-    if (!strcmp(mode, "fds")) return mode_fds(arg ? arg : 3);
+    if (!strcmp(mode, "gatherintr")) return mode_gather_eintr(arg ? arg : 50);
+    if (!strcmp(mode, "fds")) return mode_fds(arg ? arg : 3, 4);
+    if (!strcmp(mode, "fdsmany")) return mode_fds(1, (int)arg);
     if (!strcmp(mode, "addr")) return mode_addr();
     if (!strcmp(mode, "print")) return mode_print(arg);
     if (!strcmp(mode, "sleep")) mode_sleep();
