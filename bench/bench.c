@@ -9,7 +9,7 @@
  * we would measure the scheduler.  Collective tests run on all PEs and PE 0's clock is
  * reported.
  *
- * Timing.  Each metric: one untimed warm-up loop, then the iteration count is calibrated
+ * Timing.  Each metric: one untimed warm-up iteration, then the iteration count is calibrated
  * by PE 0 (growing 8x until a loop takes a tenth of --target-ms) and shared with all PEs,
  * then --trials timed loops; the median of the per-iteration times is printed as
  *     bench <name> <pes> <metric> <median> <unit>

@@ -256,6 +256,13 @@ int shmem_broadcastmem(shmem_team_t team, void *dest, const void *source, size_t
  * a compile error naming shmi_no_such_type. */
 void shmi_no_such_type(void);
 #define SHMI_GENERIC(op, x) _Generic((x), SHMI_GEN_CASES(op) default: shmi_no_such_type)
+/* The bitwise AMO types include int32_t and int64_t (spec table "Bitwise AMO
+ * Types"), but those rows are NOGEN and alias int/long (or long long), whose
+ * rows have no bitwise AMOs, so no case above matches them: add them here.
+ * No duplicate case is possible, since int, long and long long have BIT NONE. */
+#define SHMI_GENERIC_BIT(op, x)                                                   \
+    _Generic((x), SHMI_GEN_CASES(op) int32_t *: shmem_int32_##op,                \
+             int64_t *: shmem_int64_##op, default: shmi_no_such_type)
 #define shmem_put(d, ...) SHMI_GENERIC(put, d)(d, __VA_ARGS__)
 #define shmem_get(d, ...) SHMI_GENERIC(get, d)(d, __VA_ARGS__)
 #define shmem_put_nbi(d, ...) SHMI_GENERIC(put_nbi, d)(d, __VA_ARGS__)
@@ -275,12 +282,12 @@ void shmi_no_such_type(void);
 #define shmem_atomic_inc(d, ...) SHMI_GENERIC(atomic_inc, d)(d, __VA_ARGS__)
 #define shmem_atomic_fetch_add(d, ...) SHMI_GENERIC(atomic_fetch_add, d)(d, __VA_ARGS__)
 #define shmem_atomic_add(d, ...) SHMI_GENERIC(atomic_add, d)(d, __VA_ARGS__)
-#define shmem_atomic_fetch_and(d, ...) SHMI_GENERIC(atomic_fetch_and, d)(d, __VA_ARGS__)
-#define shmem_atomic_and(d, ...) SHMI_GENERIC(atomic_and, d)(d, __VA_ARGS__)
-#define shmem_atomic_fetch_or(d, ...) SHMI_GENERIC(atomic_fetch_or, d)(d, __VA_ARGS__)
-#define shmem_atomic_or(d, ...) SHMI_GENERIC(atomic_or, d)(d, __VA_ARGS__)
-#define shmem_atomic_fetch_xor(d, ...) SHMI_GENERIC(atomic_fetch_xor, d)(d, __VA_ARGS__)
-#define shmem_atomic_xor(d, ...) SHMI_GENERIC(atomic_xor, d)(d, __VA_ARGS__)
+#define shmem_atomic_fetch_and(d, ...) SHMI_GENERIC_BIT(atomic_fetch_and, d)(d, __VA_ARGS__)
+#define shmem_atomic_and(d, ...) SHMI_GENERIC_BIT(atomic_and, d)(d, __VA_ARGS__)
+#define shmem_atomic_fetch_or(d, ...) SHMI_GENERIC_BIT(atomic_fetch_or, d)(d, __VA_ARGS__)
+#define shmem_atomic_or(d, ...) SHMI_GENERIC_BIT(atomic_or, d)(d, __VA_ARGS__)
+#define shmem_atomic_fetch_xor(d, ...) SHMI_GENERIC_BIT(atomic_fetch_xor, d)(d, __VA_ARGS__)
+#define shmem_atomic_xor(d, ...) SHMI_GENERIC_BIT(atomic_xor, d)(d, __VA_ARGS__)
 #endif
 
 #ifdef __cplusplus

@@ -116,6 +116,23 @@ int main(void)
     CHECK(shmem_atomic_fetch(g, 0) == 2L * n);
     shmem_barrier_all();
     shmem_free(g);
+    /* Regression: generic bitwise AMOs on int32_t/int64_t (fixed-width rows are
+     * not in the _Generic cases, and int/long have no bitwise AMOs). */
+    int32_t *b32 = shmem_calloc(1, sizeof *b32);
+    int64_t *b64 = shmem_calloc(1, sizeof *b64);
+    shmem_barrier_all();
+    shmem_atomic_or(b32, (int32_t)(1 << (me % 31)), 0);
+    shmem_atomic_fetch_xor(b64, (int64_t)1 << (me % 63), 0);
+    shmem_barrier_all();
+    if (me == 0) {
+        int32_t w32 = 0;
+        int64_t w64 = 0;
+        for (int p = 0; p < n; p++) { w32 |= 1 << (p % 31); w64 ^= (int64_t)1 << (p % 63); }
+        CHECK(*b32 == w32 && *b64 == w64);
+    }
+    shmem_barrier_all();
+    shmem_free(b64);
+    shmem_free(b32);
     if (me == 0) printf("pe_types: ok with %d PEs\n", n);
     shmem_finalize();
     return 0;
