@@ -9,8 +9,8 @@
  * we would measure the scheduler.  Collective tests run on all PEs and PE 0's clock is
  * reported.
  *
- * Timing.  Each metric: one untimed warm-up iteration, then the iteration count is calibrated
- * by PE 0 (growing 8x until a loop takes a tenth of --target-ms) and shared with all PEs,
+ * Timing.  Each metric: one untimed warm-up iteration, then the iteration count is
+ * calibrated by PE 0 (growing 8x until a loop takes a tenth of --target-ms) and shared,
  * then --trials timed loops; the median of the per-iteration times is printed as
  *     bench <name> <pes> <metric> <median> <unit>
  * (format in common.h).  Bandwidth is bytes moved per second, 1 GB = 1e9 bytes. */

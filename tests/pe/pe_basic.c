@@ -12,6 +12,13 @@ int main(void)
     int initialized = 0;
     shmem_query_initialized(&initialized);
     CHECK(initialized == 1);
+    /* Regression (tests-sos shmem_info): the name equals SHMEM_VENDOR_STRING. */
+    char name[SHMEM_MAX_NAME_LEN];
+    int major, minor;
+    shmem_info_get_name(name);
+    shmem_info_get_version(&major, &minor);
+    CHECK(strcmp(name, SHMEM_VENDOR_STRING) == 0);
+    CHECK(major == SHMEM_MAJOR_VERSION && minor == SHMEM_MINOR_VERSION);
 
     /* Same address everywhere: each PE puts its pointer into PE 0's table. */
     uintptr_t *addrs = shmem_malloc((size_t)n * sizeof *addrs);
