@@ -25,6 +25,12 @@ typedef struct shmemx_heap_info {
 /* Fill *info; returns 0, or -1 before shmem_init. */
 int shmemx_heap_info(shmemx_heap_info_t *info);
 
+/* Check the guard zones around every live block of this PE's heap (and, with
+ * SHMEM_CHECKS=full, that freed blocks were not written after free).  Reports
+ * each damaged block on stderr (size, allocation site, how far the write
+ * went) and returns their number; 0 when the heap is intact.  Not collective. */
+int shmemx_heap_check(void);
+
 /* Address range of the program's symmetric globals (data and bss of the
  * executable), or NULL/0 when SHMEM_GLOBALS=0. */
 void shmemx_globals_range(void **base, size_t *size);

@@ -5,6 +5,7 @@
  *   transport (map peers) -> allocator -> control block -> first barrier.
  * Any failing step is fatal with a message that names the step's reason and
  * the fix; the launcher then ends every PE. */
+#include "api/debug.h"
 #include "api/state.h"
 #include "util/err.h"
 
@@ -59,10 +60,10 @@ _Noreturn void shmi_bad_addr(const char *fn, const char *what, const void *addr,
                            fn, what, addr, p, (void *)(x - peer + tp->seg[s].base));
         }
     }
-    shmi_fatal("%s: %s=%p is not a symmetric address (it is neither in the symmetric heap "
-               "[%p, %p) nor in the program's globals): use memory from shmem_malloc or a "
-               "global/static variable", fn, what, addr, (void *)tp->seg[0].base,
-               (void *)(tp->seg[0].base + tp->seg[0].size));
+    char origin[256];
+    shmi_fatal("%s: %s=%p is not a symmetric address: it is %s; use memory from shmem_malloc "
+               "or a global/static variable", fn, what, addr,
+               shmi_addr_origin(addr, origin, sizeof origin));
 }
 
 static _Noreturn void init_fail(const char *step, const char *why)
@@ -75,6 +76,9 @@ static void step_env(void)
     char err[512];
     if (shmi_env_load(&shmi_g.env, err, sizeof err) != SHMI_OK) init_fail("bad environment", err);
     shmi_log_verbose = shmi_g.env.DEBUG;
+    shmi_checks = !strcmp(shmi_g.env.CHECKS, "off")    ? SHMI_CHECKS_OFF
+                  : !strcmp(shmi_g.env.CHECKS, "full") ? SHMI_CHECKS_FULL
+                                                       : SHMI_CHECKS_CHEAP;
     shmi_wait_set_spin(shmi_g.env.WAIT_SPIN);
 }
 
@@ -190,6 +194,7 @@ int shmem_init_thread(int requested, int *provided)
                           v ? "" : " (default)");
         }
     shmi_barrier();
+    if (shmi_g.env.SELFTEST) shmem_free(shmem_malloc(64)); /* runs the block self-test */
     if (provided) *provided = requested;
     return 0;
 }
@@ -203,6 +208,10 @@ void shmem_finalize(void)
             shmi_fatal("shmem_finalize called before shmem_init: call shmem_init() first");
         return; /* finalize twice: nothing left to do */
     }
+    int bad = shmi_heap_check();
+    if (bad)
+        shmi_fatal("shmem_finalize: %d block%s of the symmetric heap %s damaged (see above): "
+                   "fix the out-of-bounds writes", bad, bad > 1 ? "s" : "", bad > 1 ? "were" : "was");
     shmi_barrier_checked("shmem_finalize", SHMI_OP_FINALIZE, 0, 0, 0);
     shmi_g.phase = SHMI_FINALIZED;
     shmi_tp_fini(&shmi_g.tp);

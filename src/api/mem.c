@@ -11,8 +11,17 @@
  * one, free starts with one, realloc has both; size 0 returns NULL and
  * free(NULL) returns at once, without a barrier.
  *
+ * Debugging (debug.h): each block is [front guard][user bytes][back guard],
+ * its tag holds the allocating call site.  Guards are checked at free,
+ * realloc, finalize and shmemx_heap_check.  With SHMEM_CHECKS=full, freed
+ * blocks are poisoned and kept in a quarantine (FIFO) before their memory is
+ * reused; the poison is verified when they leave it: a write after free is
+ * reported with the block's size and call site.  The quarantine is the same
+ * on every PE (same calls), so allocation stays deterministic.
+ *
  * calloc: pages never handed out are still the memfd's fresh zero pages, so
  * only the part of a block below the high-water mark (zero_hwm) is cleared. */
+#include "api/debug.h"
 #include "api/state.h"
 #include "util/err.h"
 
@@ -50,32 +59,124 @@ static void report_oom(const char *fn, size_t size)
                   suggest >> 30);
 }
 
+/* ---- Quarantine (SHMEM_CHECKS=full) -------------------------------------- */
+
+#define QUAR_MAX 64
+static size_t quar[QUAR_MAX];
+static int quar_head, quar_len;
+static size_t quar_bytes; /* spans of quarantined blocks: reported as free */
+
+static size_t span_of(size_t off)
+{
+    struct shmi_block_info bi;
+    shmi_alloc_find(shmi_g.alloc, off, &bi);
+    return bi.span;
+}
+
+static _Noreturn void block_damaged(const char *fn, const struct shmi_ublock *ub, const char *why)
+{
+    char site[256];
+    shmi_fatal("%s: the block at %p (%zu bytes, from %s at %s) was %s", fn, (void *)ub->user,
+               ub->size, shmi_site_op(ub->site), shmi_site_describe(shmi_site_ret(ub->site),
+               site, sizeof site), why);
+}
+
+/* 0 when the quarantined block at off still holds its poison and guards. */
+static int poison_damage(size_t off, struct shmi_ublock *ub, char *why, size_t len)
+{
+    struct shmi_block_info bi;
+    shmi_alloc_find(shmi_g.alloc, off, &bi);
+    shmi_ublock_of(&bi, ub);
+    for (size_t i = 0; i < ub->size; i++)
+        if ((unsigned char)ub->user[i] != SHMI_POISON_BYTE) {
+            snprintf(why, len, "freed, then written after free (byte %zu of the freed block "
+                     "changed): a use-after-free", i);
+            return -1;
+        }
+    return shmi_guard_check(ub, why, len);
+}
+
+static void poison_check(const char *fn, size_t off)
+{
+    struct shmi_ublock ub;
+    char why[200];
+    if (poison_damage(off, &ub, why, sizeof why)) block_damaged(fn, &ub, why);
+}
+
+static void quar_release(const char *fn)
+{
+    size_t off = quar[quar_head];
+    quar_head = (quar_head + 1) % QUAR_MAX;
+    quar_len--;
+    quar_bytes -= span_of(off);
+    poison_check(fn, off);
+    shmi_alloc_free(shmi_g.alloc, off);
+}
+
+static void quar_flush(const char *fn)
+{
+    while (quar_len) quar_release(fn);
+}
+
+static void release(const char *fn, const struct shmi_ublock *ub)
+{
+    if (shmi_checks < SHMI_CHECKS_FULL) {
+        shmi_alloc_free(shmi_g.alloc, ub->off);
+        return;
+    }
+    memset(ub->user, SHMI_POISON_BYTE, ub->size);
+    if (quar_len == QUAR_MAX) quar_release(fn);
+    quar[(quar_head + quar_len++) % QUAR_MAX] = ub->off;
+    quar_bytes += span_of(ub->off);
+}
+
+/* ---- Allocation ---------------------------------------------------------- */
+
+/* Carve a block with guards; 0 and *ub filled, or SHMI_ENOMEM. */
+static int carve(const char *fn, size_t size, size_t align, uint32_t site, int zero,
+                 struct shmi_ublock *ub)
+{
+    size_t front = shmi_guard_front(align), back = shmi_guard_back(), off;
+    if (size > SIZE_MAX - front - back) return SHMI_ENOMEM;
+    size_t total = front + size + back;
+    int rc = shmi_alloc_alloc(shmi_g.alloc, total, align, &off);
+    if (rc == SHMI_ENOMEM && quar_len) {
+        quar_flush(fn);
+        rc = shmi_alloc_alloc(shmi_g.alloc, total, align, &off);
+    }
+    if (rc != SHMI_OK) return rc;
+    shmi_alloc_set_tag(shmi_g.alloc, off, shmi_tag_make(site, (uint32_t)front));
+    *ub = (struct shmi_ublock){ off, shmi_g.user_base + off + front, size, front, back, site };
+    if (zero && off < shmi_g.zero_hwm) {
+        size_t dirty = shmi_g.zero_hwm - off;
+        memset(shmi_g.user_base + off, 0, dirty < total ? dirty : total);
+    }
+    bump_hwm(off, total);
+    shmi_guard_fill(ub);
+    return SHMI_OK;
+}
+
 /* Allocate locally, then the checked barrier; NULL on every PE when full. */
 static void *sym_alloc(const char *fn, enum shmi_coll_op op, size_t size, size_t align,
-                       uint64_t a0, uint64_t a1, int zero)
+                       uint64_t a0, uint64_t a1, int zero, void *caller)
 {
-    size_t off = 0;
-    int rc = shmi_alloc_alloc(shmi_g.alloc, size, align, &off);
-    if (rc == SHMI_OK) {
-        if (zero && off < shmi_g.zero_hwm) {
-            size_t dirty = shmi_g.zero_hwm - off;
-            memset(shmi_g.user_base + off, 0, dirty < size ? dirty : size);
-        }
-        bump_hwm(off, size);
-    }
-    shmi_barrier_checked(fn, op, a0, a1, rc == SHMI_OK ? off : UINT64_MAX);
+    struct shmi_ublock ub;
+    int rc = carve(fn, size, align, shmi_site_intern(caller, fn), zero, &ub);
+    shmi_barrier_checked(fn, op, a0, a1, rc == SHMI_OK ? ub.off : UINT64_MAX);
     if (rc != SHMI_OK) {
         report_oom(fn, size);
         return NULL;
     }
-    return shmi_g.user_base + off;
+    if (shmi_g.env.SELFTEST) shmi_selftest_block(fn, ub.user, ub.size, zero);
+    return ub.user;
 }
 
 void *shmem_malloc(size_t size)
 {
     shmi_check_running("shmem_malloc");
     if (size == 0) return NULL;
-    return sym_alloc("shmem_malloc", SHMI_OP_MALLOC, size, SHMI_ALLOC_MIN_ALIGN, size, 0, 0);
+    return sym_alloc("shmem_malloc", SHMI_OP_MALLOC, size, SHMI_ALLOC_MIN_ALIGN, size, 0, 0,
+                     SHMI_CALLER());
 }
 
 void *shmem_malloc_with_hints(size_t size, long hints)
@@ -84,8 +185,8 @@ void *shmem_malloc_with_hints(size_t size, long hints)
     if (size == 0) return NULL;
     /* Hints are advice; with load/store on one node all memory suits atomics and
      * signals equally, so every hint gives the same kind of block. */
-    return sym_alloc("shmem_malloc_with_hints", SHMI_OP_HINTS, size, SHMI_ALLOC_MIN_ALIGN, size,
-                     (uint64_t)hints, 0);
+    return sym_alloc("shmem_malloc_with_hints", SHMI_OP_HINTS, size, SHMI_ALLOC_MIN_ALIGN,
+                     size, (uint64_t)hints, 0, SHMI_CALLER());
 }
 
 void *shmem_calloc(size_t count, size_t size)
@@ -99,7 +200,8 @@ void *shmem_calloc(size_t count, size_t size)
                           "returning NULL", count, size);
         return NULL;
     }
-    return sym_alloc("shmem_calloc", SHMI_OP_CALLOC, count * size, SHMI_ALLOC_MIN_ALIGN, count, size, 1);
+    return sym_alloc("shmem_calloc", SHMI_OP_CALLOC, count * size, SHMI_ALLOC_MIN_ALIGN, count,
+                     size, 1, SHMI_CALLER());
 }
 
 void *shmem_align(size_t alignment, size_t size)
@@ -112,69 +214,103 @@ void *shmem_align(size_t alignment, size_t size)
         shmi_fatal("shmem_align(%zu, %zu): alignments above %zu (1 GiB) are not supported",
                    alignment, size, SHMI_HEAP_BASE_ALIGN);
     if (size == 0) return NULL;
-    return sym_alloc("shmem_align", SHMI_OP_ALIGN, size, alignment, alignment, size, 0);
+    return sym_alloc("shmem_align", SHMI_OP_ALIGN, size, alignment, alignment, size, 0,
+                     SHMI_CALLER());
 }
 
-/* Offset of the live block that starts at ptr, or a fatal message saying what
+/* The live block whose user pointer is ptr, or a fatal message saying what
  * ptr is instead. */
-static size_t live_block(const char *fn, const void *ptr)
+static void live_block(const char *fn, const void *ptr, struct shmi_ublock *ub)
 {
     uintptr_t x = (uintptr_t)ptr, base = (uintptr_t)shmi_g.user_base;
     struct shmi_block_info bi;
+    char why[256];
     if (x - base >= shmi_g.user_size) {
         if (shmi_tp_seg_of(&shmi_g.tp, ptr, 0) == 1)
             shmi_fatal("%s(%p): that is a global or static variable, not memory from "
                        "shmem_malloc: only heap blocks can be freed or reallocated", fn, ptr);
-        shmi_fatal("%s(%p): not an address in the symmetric heap [%p, %p): pass a pointer "
-                   "returned by shmem_malloc/calloc/align/realloc (memory from malloc or the "
-                   "stack cannot be freed here)", fn, ptr, (void *)shmi_g.user_base,
-                   (void *)(shmi_g.user_base + shmi_g.user_size));
+        shmi_fatal("%s(%p): not an address in the symmetric heap [%p, %p): it is %s; pass a "
+                   "pointer returned by shmem_malloc/calloc/align/realloc", fn, ptr,
+                   (void *)shmi_g.user_base, (void *)(shmi_g.user_base + shmi_g.user_size),
+                   shmi_addr_origin(ptr, why, sizeof why));
     }
-    size_t off = x - base;
-    if (shmi_alloc_find(shmi_g.alloc, off, &bi) != SHMI_OK)
+    if (shmi_alloc_find(shmi_g.alloc, x - base, &bi) != SHMI_OK)
         shmi_fatal("%s(%p): heap metadata lookup failed", fn, ptr);
-    if (bi.live && bi.off == off) return off;
-    if (bi.live)
-        shmi_fatal("%s(%p): points %zu bytes into the block at %p (%zu bytes): pass the "
-                   "block's start address", fn, ptr, off - bi.off,
-                   (void *)(shmi_g.user_base + bi.off), bi.size);
+    if (bi.live) {
+        shmi_ublock_of(&bi, ub);
+        if (ub->user == ptr) return;
+        if (x >= (uintptr_t)ub->user)
+            shmi_fatal("%s(%p): points %zu bytes into the block at %p (%zu bytes): pass the "
+                       "block's start address", fn, ptr, (size_t)(x - (uintptr_t)ub->user),
+                       (void *)ub->user, ub->size);
+        shmi_fatal("%s(%p): points into the guard zone before the block at %p: pass the "
+                   "block's start address", fn, ptr, (void *)ub->user);
+    }
+    for (int i = 0; i < quar_len; i++)
+        if (quar[(quar_head + i) % QUAR_MAX] <= x - base &&
+            shmi_alloc_find(shmi_g.alloc, quar[(quar_head + i) % QUAR_MAX], &bi) == SHMI_OK &&
+            x - base < bi.off + bi.size)
+            shmi_fatal("%s(%p): that block was already freed by shmem_free (double free)", fn, ptr);
     shmi_fatal("%s(%p): no live block starts there: it was already freed (double free?) or "
                "never allocated", fn, ptr);
+}
+
+static void check_guards(const char *fn, const struct shmi_ublock *ub)
+{
+    char why[200];
+    if (shmi_guard_check(ub, why, sizeof why)) block_damaged(fn, ub, why);
 }
 
 void shmem_free(void *ptr)
 {
     shmi_check_running("shmem_free");
     if (!ptr) return;
-    size_t off = live_block("shmem_free", ptr);
-    shmi_barrier_checked("shmem_free", SHMI_OP_FREE, off, 0, 0);
-    shmi_alloc_free(shmi_g.alloc, off);
+    struct shmi_ublock ub;
+    live_block("shmem_free", ptr, &ub);
+    check_guards("shmem_free", &ub);
+    shmi_barrier_checked("shmem_free", SHMI_OP_FREE, ub.off, 0, 0);
+    release("shmem_free", &ub);
+}
+
+/* Grow or shrink in place (guards moved), or carve a new block, copy, release. */
+static int resize_block(const char *fn, struct shmi_ublock *ub, size_t size)
+{
+    if (size <= SIZE_MAX - ub->front - ub->back &&
+        shmi_alloc_resize(shmi_g.alloc, ub->off, ub->front + size + ub->back) == SHMI_OK) {
+        bump_hwm(ub->off, ub->front + size + ub->back);
+        ub->size = size;
+        shmi_guard_fill(ub);
+        return SHMI_OK;
+    }
+    struct shmi_ublock nb;
+    int rc = carve(fn, size, SHMI_ALLOC_MIN_ALIGN, ub->site, 0, &nb);
+    if (rc != SHMI_OK) return rc;
+    memcpy(nb.user, ub->user, ub->size < size ? ub->size : size);
+    release(fn, ub);
+    *ub = nb;
+    return SHMI_OK;
 }
 
 void *shmem_realloc(void *ptr, size_t size)
 {
     shmi_check_running("shmem_realloc");
-    if (!ptr) return shmem_malloc(size);
+    if (!ptr) return sym_alloc("shmem_realloc", SHMI_OP_MALLOC, size, SHMI_ALLOC_MIN_ALIGN, size,
+                               0, 0, SHMI_CALLER());
     if (size == 0) {
         shmem_free(ptr);
         return NULL;
     }
-    size_t off = live_block("shmem_realloc", ptr), newoff = off;
-    struct shmi_block_info bi;
-    shmi_alloc_find(shmi_g.alloc, off, &bi);
-    shmi_barrier_checked("shmem_realloc", SHMI_OP_REALLOC, off, size, 0);
-    int rc = shmi_alloc_resize(shmi_g.alloc, off, size);
-    if (rc == SHMI_EAGAIN && (rc = shmi_alloc_alloc(shmi_g.alloc, size, SHMI_ALLOC_MIN_ALIGN, &newoff)) == SHMI_OK) {
-        memcpy(shmi_g.user_base + newoff, ptr, bi.size < size ? bi.size : size);
-        shmi_alloc_free(shmi_g.alloc, off);
-    }
-    if (rc == SHMI_OK) bump_hwm(newoff, size);
+    struct shmi_ublock ub;
+    live_block("shmem_realloc", ptr, &ub);
+    check_guards("shmem_realloc", &ub);
+    shmi_barrier_checked("shmem_realloc", SHMI_OP_REALLOC, ub.off, size, 0);
+    int rc = resize_block("shmem_realloc", &ub, size);
     shmi_barrier();
     if (rc != SHMI_OK) {
         report_oom("shmem_realloc", size);
         return NULL; /* the old block is untouched, on every PE */
     }
-    return shmi_g.user_base + newoff;
+    return ub.user;
 }
 
 void *shmem_ptr(const void *dest, int pe)
@@ -194,7 +330,56 @@ int shmemx_heap_info(shmemx_heap_info_t *info)
     if (shmi_g.phase != SHMI_RUNNING || !info) return -1;
     struct shmi_alloc_stats st;
     shmi_alloc_stats(shmi_g.alloc, &st);
-    *info = (shmemx_heap_info_t){ shmi_g.user_base, st.size, st.used, st.free,
-                                  st.largest_free, st.peak_used, st.live_blocks };
+    /* quarantined blocks (SHMEM_CHECKS=full) are free as far as the user knows */
+    *info = (shmemx_heap_info_t){ shmi_g.user_base, st.size, st.used - quar_bytes,
+                                  st.free + quar_bytes, st.largest_free, st.peak_used,
+                                  st.live_blocks - (size_t)quar_len };
     return 0;
+}
+
+/* ---- Heap check ---------------------------------------------------------- */
+
+static void report_damage(const struct shmi_ublock *ub, const char *why)
+{
+    char site[256];
+    shmi_log_error("heap check: the block at %p (%zu bytes, from %s at %s) was %s",
+                   (void *)ub->user, ub->size, shmi_site_op(ub->site),
+                   shmi_site_describe(shmi_site_ret(ub->site), site, sizeof site), why);
+}
+
+static int check_one(const struct shmi_block_info *bi, void *arg)
+{
+    int *bad = arg;
+    struct shmi_ublock ub;
+    char why[200];
+    if (!bi->live) return 0;
+    for (int i = 0; i < quar_len; i++)
+        if (quar[(quar_head + i) % QUAR_MAX] == bi->off) return 0;
+    shmi_ublock_of(bi, &ub);
+    if (shmi_guard_check(&ub, why, sizeof why) == 0) return 0;
+    report_damage(&ub, why);
+    (*bad)++;
+    return 0;
+}
+
+int shmi_heap_check(void)
+{
+    int bad = 0;
+    if (shmi_checks == SHMI_CHECKS_OFF) return 0;
+    shmi_alloc_foreach(shmi_g.alloc, check_one, &bad);
+    for (int i = 0; i < quar_len; i++) {
+        struct shmi_ublock ub;
+        char why[200];
+        if (poison_damage(quar[(quar_head + i) % QUAR_MAX], &ub, why, sizeof why)) {
+            report_damage(&ub, why);
+            bad++;
+        }
+    }
+    return bad;
+}
+
+int shmemx_heap_check(void)
+{
+    shmi_check_running("shmemx_heap_check");
+    return shmi_heap_check();
 }

@@ -58,13 +58,14 @@ int shmi_parse_bool(const char *s, int *out)
 
 static const char *syntax(const char *kind)
 {
-    return !strcmp(kind, "size")
-               ? "a number with an optional k/K/m/M/g/G/t/T suffix, e.g. 512M or 64G"
-               : "one of 1/0, yes/no, on/off, true/false";
+    return !strcmp(kind, "size")   ? "a number with an optional k/K/m/M/g/G/t/T suffix, e.g. 512M or 64G"
+           : !strcmp(kind, "bool") ? "one of 1/0, yes/no, on/off, true/false"
+                                   : "text";
 }
 
 #define SHMI_ENV_PARSE_size(v, p) shmi_parse_size(v, p)
 #define SHMI_ENV_PARSE_bool(v, p) shmi_parse_bool(v, p)
+#define SHMI_ENV_PARSE_str(v, p) (*(p) = (v), SHMI_OK)
 
 int shmi_env_load(struct shmi_env *env, char *err, size_t errlen)
 {
@@ -80,6 +81,11 @@ int shmi_env_load(struct shmi_env *env, char *err, size_t errlen)
     }
     SHMI_ENV_VARS(SHMI_ENV_LOAD)
 #undef SHMI_ENV_LOAD
+    if (strcmp(env->CHECKS, "off") && strcmp(env->CHECKS, "cheap") && strcmp(env->CHECKS, "full")) {
+        snprintf(err, errlen, "SHMEM_CHECKS='%s' is not valid: expected off, cheap or full "
+                 "(default cheap)", env->CHECKS);
+        return SHMI_EINVAL;
+    }
     if (env->SYMMETRIC_SIZE == 0) {
         snprintf(err, errlen,
                  "SHMEM_SYMMETRIC_SIZE=%s is too small: the heap needs at least 1M; "

@@ -33,11 +33,31 @@
       "memory at shmem_init. 0 turns it off; RMA on globals then fails clearly.") \
     X(HEAP_BASE,      size, "0",                                                 \
       "Virtual address where the symmetric heap should start (hex 0x..., or "   \
-      "0 to let the PEs agree on one). For debugging address conflicts.")
+      "0 to let the PEs agree on one). For debugging address conflicts.")       \
+    X(CHECKS,         str,  "cheap",                                             \
+      "Debug checks: off; cheap (default: every collective's arguments and "    \
+      "call are compared across PEs, guard zones around every block checked at " \
+      "free/realloc/finalize); full (also poisons freed memory and detects "     \
+      "writes after free, checks every put/get stays inside one block).")        \
+    X(WATCHDOG,       size, "60",                                                \
+      "Seconds a PE may wait in a barrier, collective or wait_until before it "  \
+      "prints what every PE is blocked in (0 turns the watchdog off).")          \
+    X(WATCHDOG_ABORT, bool, "0",                                                 \
+      "After the watchdog's report, end the job (exit status 124) instead of "   \
+      "waiting on.")                                                             \
+    X(HEAP_REPORT,    str,  "",                                                  \
+      "At shmem_finalize write a heap report per PE to <value>.<pe>.txt and "    \
+      "<value>.<pe>.html (blocks, free space, fragmentation, peak, call sites). " \
+      "SIGUSR1 writes one at any time.")                                         \
+    X(SELFTEST,       bool, "0",                                                 \
+      "Run the brief's manual checks automatically at init and at every "        \
+      "allocation: same address on every PE, write-then-read through put/get "   \
+      "and shmem_ptr, guard zones intact (symrun --check sets it).")
 
 struct shmi_env {
 #define SHMI_ENV_FIELD_size(name) size_t name;
 #define SHMI_ENV_FIELD_bool(name) int name;
+#define SHMI_ENV_FIELD_str(name) const char *name;
 #define SHMI_ENV_FIELD(name, kind, def, help) SHMI_ENV_FIELD_##kind(name)
     SHMI_ENV_VARS(SHMI_ENV_FIELD)
 #undef SHMI_ENV_FIELD
@@ -45,7 +65,7 @@ struct shmi_env {
 
 struct shmi_env_desc {
     const char *name;    /* without the SHMEM_ prefix */
-    const char *kind;    /* "size" or "bool" */
+    const char *kind;    /* "size", "bool" or "str" */
     const char *def;     /* default, as text */
     const char *help;
 };

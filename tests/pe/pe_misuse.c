@@ -5,6 +5,7 @@
  * checks that the job ends non-zero with the expected one-line message and
  * does not hang. */
 #include "pe_test.h"
+#include <shmemx.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,6 +14,7 @@ int main(int argc, char **argv)
     const char *m = argc > 1 ? argv[1] : "";
     if (!strcmp(m, "before_init")) return shmem_my_pe();
     if (!strcmp(m, "bad_env")) setenv("SHMEM_SYMMETRIC_SIZE", "12Q", 1);
+    if (!strcmp(m, "use_after_free") || !strcmp(m, "uaf_evict")) setenv("SHMEM_CHECKS", "full", 1);
     shmem_init();
     int me = shmem_my_pe(), n = shmem_n_pes();
     long *sym = shmem_malloc(16 * sizeof(long));
@@ -65,6 +67,32 @@ int main(int argc, char **argv)
         if (me == 1) shmem_global_exit(3);
         shmem_barrier_all(); /* the others would wait forever */
         shmem_barrier_all();
+    } else if (!strcmp(m, "overflow_free")) {
+        ((char *)sym)[16 * sizeof(long) + 3] = 1; /* 4 bytes past the end */
+        shmem_free(sym);
+    } else if (!strcmp(m, "underflow_realloc")) {
+        ((char *)sym)[-2] = 1;
+        shmem_realloc(sym, 4096);
+    } else if (!strcmp(m, "overflow_finalize")) {
+        if (me == 0) sym[16] = 7;
+    } else if (!strcmp(m, "remote_overflow")) {
+        /* PE 1 writes 8 longs from element 12: the last 4 land past PE 0's block */
+        if (me == 1) shmem_long_put(&sym[12], local, 8, 0);
+        shmem_barrier_all();
+        shmem_free(sym);
+    } else if (!strcmp(m, "use_after_free")) {
+        shmem_free(sym);
+        sym[3] = 42; /* write after free */
+        if (shmemx_heap_check() != 0) shmem_global_exit(1);
+    } else if (!strcmp(m, "uaf_evict")) {
+        shmem_free(sym);
+        sym[0] = 1;
+        for (int i = 0; i < 70; i++) shmem_free(shmem_malloc(64)); /* pushes sym out of quarantine */
+    } else if (!strcmp(m, "heap_check_ok")) {
+        if (shmemx_heap_check() != 0) return 3;
+        shmem_free(sym);
+        shmem_finalize();
+        return 9; /* expect_fail wants non-zero: 9 means "check passed" */
     } else {
         fprintf(stderr, "pe_misuse: unknown mode '%s'\n", m);
         return 2;
