@@ -178,6 +178,7 @@ int shmem_init_thread(int requested, int *provided)
     step_globals(segs, &nseg);
     step_transport(segs, nseg);
     step_alloc();
+    shmi_watchdog_init();
     shmi_g.thread_level = requested;
     shmi_g.phase = SHMI_RUNNING;
     on_exit(implicit_finalize, NULL);

@@ -42,6 +42,14 @@ struct shmi_ctl {
         _Alignas(64) uint64_t epoch;  /* written by the round's partner */
     } bar[SHMI_BAR_ROUNDS];
     _Alignas(64) struct shmi_sig sig[2]; /* by parity of seq; read by peers */
+    _Alignas(64) struct shmi_blocked {   /* what this PE sleeps in (watchdog) */
+        uint32_t active;                 /* threads of this PE asleep in a wait */
+        int32_t cmp;                     /* comparison, or -1 */
+        uint64_t addr, want, seq;        /* waited-on address, value, collective # */
+        double since;                    /* CLOCK_MONOTONIC seconds */
+        char what[48];                   /* e.g. "shmem_barrier_all" */
+        uint32_t claimed;                /* PE 0's: a watchdog report is printed */
+    } blocked;
 };
 #define SHMI_CTL_SIZE ((size_t)64 << 10) /* reserved at the heap's start */
 
@@ -101,6 +109,17 @@ static inline struct shmi_ctl *shmi_ctl_of(int pe)
 {
     return (struct shmi_ctl *)((char *)shmi_g.ctl + shmi_g.tp.seg[0].delta[pe]);
 }
+
+/* What the calling thread is about to wait for: set before shmi_wait so the
+ * watchdog can say it (watchdog.c).  Cheap: one thread-local store. */
+struct shmi_wait_desc {
+    const char *what;          /* public call name */
+    const void *addr;          /* waited-on symmetric address, or NULL */
+    int cmp;                   /* SHMEM_CMP_*, or -1 */
+    uint64_t want, seq;        /* value waited for; barrier/collective number */
+};
+extern _Thread_local const struct shmi_wait_desc *shmi_wait_cur;
+void shmi_watchdog_init(void);
 
 /* Collectives (sync.c). */
 void shmi_barrier(void);

@@ -38,7 +38,12 @@ void shmi_barrier(void)
         __atomic_store_n(&peer->bar[r].epoch, e, __ATOMIC_RELEASE);
         shmi_ring(&peer->bell);
         struct flag_wait w = { &shmi_g.ctl->bar[r].epoch, e };
-        if (!flag_ready(&w)) shmi_wait(&shmi_g.ctl->bell, flag_ready, &w);
+        if (!flag_ready(&w)) {
+            struct shmi_wait_desc d = { "a barrier (barrier_all, sync or a collective)", NULL,
+                                        -1, 0, e };
+            shmi_wait_cur = &d;
+            shmi_wait(&shmi_g.ctl->bell, flag_ready, &w);
+        }
     }
 }
 
@@ -197,7 +202,11 @@ static void shmi_wait_until(const char *fn, const void *ivar, size_t size, int i
 {
     struct cmp_wait w;
     cmp_setup(fn, &w, ivar, size, is_signed, cmp, value);
-    if (!cmp_ready(&w)) shmi_wait(&shmi_g.ctl->bell, cmp_ready, &w);
+    if (!cmp_ready(&w)) {
+        struct shmi_wait_desc d = { fn, ivar, cmp, value, 0 };
+        shmi_wait_cur = &d;
+        shmi_wait(&shmi_g.ctl->bell, cmp_ready, &w);
+    }
 }
 
 static int shmi_test(const char *fn, const void *ivar, size_t size, int is_signed, int cmp,

@@ -77,6 +77,12 @@ struct shmi_bell {
 };
 
 void shmi_wait_set_spin(unsigned long spins);
+/* Optional observer of long waits (the API layer's watchdog): called when a
+ * wait starts sleeping (SHMI_WAIT_SLEEP), about once a second while it sleeps
+ * (SHMI_WAIT_STILL, with the seconds waited) and when a wait that slept ends
+ * (SHMI_WAIT_DONE).  Never called on the spinning fast path. */
+enum { SHMI_WAIT_SLEEP, SHMI_WAIT_STILL, SHMI_WAIT_DONE };
+extern void (*shmi_wait_hook)(int event, double waited_s);
 /* Wait until ready(arg) is true; sleeps on bell (ours). */
 void shmi_wait(struct shmi_bell *bell, int (*ready)(const void *arg), const void *arg);
 /* Wake whoever sleeps on a bell (a peer's, through its mapping). */

@@ -16,7 +16,15 @@
 #include <time.h>
 #include <unistd.h>
 
-static unsigned long spin_limit = 4000;
+static unsigned long spin_limit = 200;
+void (*shmi_wait_hook)(int event, double waited_s);
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
 
 void shmi_wait_set_spin(unsigned long spins) { spin_limit = spins; }
 
@@ -52,13 +60,24 @@ void shmi_wait(struct shmi_bell *bell, int (*ready)(const void *arg), const void
         sched_yield();
     }
     long ns = 50000;
+    void (*hook)(int, double) = shmi_wait_hook;
+    double start = hook ? now_s() : 0, next = 1.0;
+    if (hook) hook(SHMI_WAIT_SLEEP, 0);
     for (;;) {
         uint32_t seen = __atomic_load_n(&bell->seq, __ATOMIC_ACQUIRE);
         __atomic_fetch_add(&bell->sleepers, 1, __ATOMIC_SEQ_CST);
         int done = ready(arg);
         if (!done) futex_wait(&bell->seq, seen, ns);
         __atomic_fetch_sub(&bell->sleepers, 1, __ATOMIC_SEQ_CST);
-        if (done || ready(arg)) return;
+        if (done || ready(arg)) break;
         if (ns < 1000000) ns *= 2;
+        if (hook && ns >= 1000000) {
+            double waited = now_s() - start;
+            if (waited >= next) {
+                hook(SHMI_WAIT_STILL, waited);
+                next = waited + 1.0;
+            }
+        }
     }
+    if (hook) hook(SHMI_WAIT_DONE, now_s() - start);
 }

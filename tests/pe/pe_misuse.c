@@ -14,6 +14,10 @@ int main(int argc, char **argv)
     const char *m = argc > 1 ? argv[1] : "";
     if (!strcmp(m, "before_init")) return shmem_my_pe();
     if (!strcmp(m, "bad_env")) setenv("SHMEM_SYMMETRIC_SIZE", "12Q", 1);
+    if (!strcmp(m, "deadlock")) {
+        setenv("SHMEM_WATCHDOG", "2", 1);
+        setenv("SHMEM_WATCHDOG_ABORT", "1", 1);
+    }
     if (!strcmp(m, "use_after_free") || !strcmp(m, "uaf_evict")) setenv("SHMEM_CHECKS", "full", 1);
     shmem_init();
     int me = shmem_my_pe(), n = shmem_n_pes();
@@ -88,6 +92,10 @@ int main(int argc, char **argv)
         shmem_free(sym);
         sym[0] = 1;
         for (int i = 0; i < 70; i++) shmem_free(shmem_malloc(64)); /* pushes sym out of quarantine */
+    } else if (!strcmp(m, "deadlock")) {
+        /* PE 0 waits for a flag nobody sets while the others sit in a barrier */
+        if (me == 0) shmem_long_wait_until(&sym[0], SHMEM_CMP_EQ, 5);
+        shmem_barrier_all();
     } else if (!strcmp(m, "heap_check_ok")) {
         if (shmemx_heap_check() != 0) return 3;
         shmem_free(sym);

@@ -1,0 +1,99 @@
+/* watchdog.c - say what every PE is blocked in when a wait lasts too long.
+ *
+ * A wait that spins past its budget starts sleeping (transport/wait.c) and
+ * calls our hook: we publish what this thread waits for (shmi_wait_cur, set
+ * by the API routine before waiting) in our control block, which every peer
+ * can read.  When one wait has lasted SHMEM_WATCHDOG seconds, the PE prints
+ * one line per PE from those control blocks -- enough to see a deadlock at a
+ * glance -- and, with SHMEM_WATCHDOG_ABORT=1, ends the job with status 124.
+ * Nothing of this runs on the fast path: waits that never sleep never call
+ * the hook. */
+#include "api/state.h"
+
+#include <shmem.h>
+
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+_Thread_local const struct shmi_wait_desc *shmi_wait_cur;
+static _Thread_local int reported;
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+static const char *cmp_name(int cmp)
+{
+    static const char *names[] = { "==", "!=", ">", ">=", "<", "<=" };
+    return cmp >= 0 && cmp <= 5 ? names[cmp] : "?";
+}
+
+static void publish(void)
+{
+    struct shmi_blocked *b = &shmi_g.ctl->blocked;
+    const struct shmi_wait_desc *d = shmi_wait_cur;
+    snprintf(b->what, sizeof b->what, "%s", d && d->what ? d->what : "a symheap wait");
+    b->addr = d ? (uint64_t)(uintptr_t)d->addr : 0;
+    b->cmp = d ? d->cmp : -1;
+    b->want = d ? d->want : 0;
+    b->seq = d ? d->seq : 0;
+    b->since = now_s();
+    __atomic_store_n(&b->active, 1, __ATOMIC_RELEASE);
+}
+
+static void describe_pe(int pe, double now)
+{
+    const struct shmi_blocked *b = &shmi_ctl_of(pe)->blocked;
+    if (!__atomic_load_n(&b->active, __ATOMIC_ACQUIRE)) {
+        shmi_log_error("watchdog:   PE %d: not waiting in symheap (computing, or blocked "
+                       "outside symheap)", pe);
+        return;
+    }
+    char what[48], extra[128] = "";
+    memcpy(what, b->what, sizeof what);
+    what[sizeof what - 1] = 0;
+    if (b->addr && b->cmp >= 0)
+        snprintf(extra, sizeof extra, " on %p %s %lld", (void *)(uintptr_t)b->addr,
+                 cmp_name(b->cmp), (long long)b->want);
+    else if (b->seq)
+        snprintf(extra, sizeof extra, " (#%llu)", (unsigned long long)b->seq);
+    shmi_log_error("watchdog:   PE %d: in %s%s for %.0f s", pe, what, extra, now - b->since);
+}
+
+static void report(double waited)
+{
+    double now = now_s();
+    const struct shmi_wait_desc *d = shmi_wait_cur;
+    shmi_log_error("watchdog: this PE has waited %.0f s in %s (SHMEM_WATCHDOG=%zu); what "
+                   "every PE is doing:", waited, d && d->what ? d->what : "a symheap wait",
+                   shmi_g.env.WATCHDOG);
+    for (int pe = 0; pe < shmi_g.npes; pe++) describe_pe(pe, now);
+    if (shmi_g.env.WATCHDOG_ABORT)
+        shmi_fatal_code(124, "watchdog: ending the job (SHMEM_WATCHDOG_ABORT=1): a deadlock "
+                        "or a PE that never reaches its matching call");
+    shmi_log_error("watchdog: still waiting; set SHMEM_WATCHDOG_ABORT=1 to end the job instead");
+}
+
+static void hook(int event, double waited)
+{
+    if (shmi_g.phase != SHMI_RUNNING) return;
+    if (event == SHMI_WAIT_SLEEP) {
+        publish();
+        reported = 0;
+    } else if (event == SHMI_WAIT_DONE) {
+        __atomic_store_n(&shmi_g.ctl->blocked.active, 0, __ATOMIC_RELEASE);
+    } else if (!reported && shmi_g.env.WATCHDOG && waited >= (double)shmi_g.env.WATCHDOG) {
+        reported = 1;
+        /* one report for the job: the first PE to claim it prints for all */
+        uint32_t no = 0;
+        if (__atomic_compare_exchange_n(&shmi_ctl_of(0)->blocked.claimed, &no, 1, 0,
+                                        __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+            report(waited);
+    }
+}
+
+void shmi_watchdog_init(void) { shmi_wait_hook = hook; }
