@@ -54,7 +54,7 @@ enum {
     LINE_BYTES = 65536,  /* --prefix: longer lines are split */
 };
 
-static const int handled[NHANDLED] = { SIGCHLD, SIGINT, SIGTERM, SIGHUP, SIGPIPE };
+static const int handled[NHANDLED] = { SIGCHLD, SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGQUIT };
 static int sig_wfd = -1;
 
 /* ---- small helpers ------------------------------------------------------- */
@@ -262,6 +262,20 @@ static int signals_init(struct job *j)
     return 0;
 }
 
+/* SIGQUIT (Ctrl-\\): ask PE 0 to print what every PE is blocked in (the
+ * library reads all PEs' control blocks; SIGUSR2 is its dump request).  Only
+ * sent to a PE that has initialized symheap, where SIGUSR2 is handled. */
+static void dump_request(struct job *j)
+{
+    struct pe *p = &j->pe[0];
+    if (!p->running || !p->connected || p->finalized) {
+        fprintf(stderr, "symrun: got SIGQUIT; PE 0 is not running symheap, no dump\n");
+        return;
+    }
+    fprintf(stderr, "symrun: got SIGQUIT: asking PE 0 what every PE is blocked in\n");
+    kill(p->pid, SIGUSR2);
+}
+
 static void drain_signals(struct job *j)
 {
     unsigned char c[64];
@@ -269,6 +283,10 @@ static void drain_signals(struct job *j)
     while ((n = read(j->sig[0], c, sizeof c)) > 0) {
         for (ssize_t i = 0; i < n; i++) {
             if (c[i] == SIGCHLD) continue; /* reap() runs every turn */
+            if (c[i] == SIGQUIT) {
+                dump_request(j);
+                continue;
+            }
             if (j->ending) j->kill_at = symrun_now_ms(); /* a second ^C: SIGKILL now */
             symrun_fail(j, 128 + c[i], -1, "got %s (%s)", sig_name(c[i]), strsignal(c[i]));
         }
@@ -459,7 +477,7 @@ static void serve(struct job *j)
 /* ---- options ------------------------------------------------------------------- */
 
 static const char usage_line[] =
-    "usage: symrun -n N [-l] [--timeout SECONDS] [--aslr] [--] PROGRAM [ARGS...]\n";
+    "usage: symrun -n N [-l] [--timeout SECONDS] [--aslr] [--check] [--] PROGRAM [ARGS...]\n";
 
 static void help(void)
 {
@@ -471,12 +489,16 @@ static void help(void)
            "  --timeout SECONDS     end all PEs and exit 124 if the job runs longer\n"
            "  --aslr                keep address space randomization (by default PEs\n"
            "                        start without it so all share one address layout)\n"
+           "  --check               self-test mode: SHMEM_SELFTEST=1 and (unless set)\n"
+           "                        SHMEM_CHECKS=full: the brief's manual checks run at\n"
+           "                        init and at every allocation (docs/debugging.md)\n"
            "  -h, --help            this text\n"
            "  --version             print the version\n\n"
            "Exit status: 0 when every PE exited 0; else that of the first failure: the\n"
            "PE's exit status, 128+N for a PE killed by signal N, the code a PE aborted\n"
            "with, 124 on --timeout, 126/127 when PROGRAM cannot be run, 2 for bad usage.\n"
-           "If one PE fails, symrun ends the others (SIGTERM, then SIGKILL). See\n"
+           "If one PE fails, symrun ends the others (SIGTERM, then SIGKILL). SIGQUIT\n"
+           "(Ctrl-\\) prints what every PE is blocked in, without ending the job. See\n"
            "docs/launcher.md.\n", usage_line, MAX_PES);
 }
 
@@ -528,6 +550,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
         else if (!strncmp(a, "--timeout=", 10)) rc = parse_timeout(a + 10, &o->timeout);
         else if (!strcmp(a, "-l") || !strcmp(a, "--prefix")) o->prefix = 1;
         else if (!strcmp(a, "--aslr")) o->aslr = 1;
+        else if (!strcmp(a, "--check")) o->check = 1;
         else if (!strcmp(a, "-h") || !strcmp(a, "--help")) { help(); return 1; }
         else if (!strcmp(a, "--version")) {
             printf("symrun (symheap) %s, protocol %d\n", SYMHEAP_VERSION, SHMI_SYMRUN_VERSION);
@@ -605,6 +628,10 @@ int main(int argc, char **argv)
             say("symrun: cannot run '%s': no such program in PATH=%s\n", prog,
                 path ? path : "(unset, so /bin:/usr/bin)");
         return rc == ENOENT ? 127 : 126;
+    }
+    if (j.o.check) { /* before fork: every PE inherits it */
+        setenv("SHMEM_SELFTEST", "1", 1);
+        setenv("SHMEM_CHECKS", "full", 0);
     }
     if (setup(&j) != 0) {
         say("symrun: cannot set up: %s\n", strerror(errno));

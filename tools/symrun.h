@@ -69,12 +69,12 @@ struct round {
 };
 
 struct opts {
-    int n, prefix, aslr;
+    int n, prefix, aslr, check;
     double timeout;
     char **argv;
 };
 
-enum { NHANDLED = 5 }; /* SIGCHLD, SIGINT, SIGTERM, SIGHUP, SIGPIPE */
+enum { NHANDLED = 6 }; /* SIGCHLD, SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGQUIT */
 
 struct job {
     struct opts o;

@@ -12,6 +12,8 @@
 
 #include <shmem.h>
 
+#include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -96,4 +98,31 @@ static void hook(int event, double waited)
     }
 }
 
-void shmi_watchdog_init(void) { shmi_wait_hook = hook; }
+void shmi_watchdog_signal_init(void);
+void shmi_watchdog_init(void)
+{
+    shmi_wait_hook = hook;
+    shmi_watchdog_signal_init();
+}
+
+/* ---- Dump on request (symrun forwards SIGQUIT as SIGUSR2 to PE 0) --------
+ * The handler prints straight away: the PE asked may itself be stuck in a
+ * wait.  It only reads the control blocks and formats into a stack buffer;
+ * stdio and locks are not touched (shmi_log_* is one snprintf + write). */
+static void on_dump(int sig)
+{
+    (void)sig;
+    int e = errno;
+    double now = now_s();
+    shmi_log_error("dump (SIGQUIT to symrun): what every PE is doing:");
+    for (int pe = 0; pe < shmi_g.npes; pe++) describe_pe(pe, now);
+    errno = e;
+}
+
+void shmi_watchdog_signal_init(void)
+{
+    struct sigaction old, sa = { .sa_handler = on_dump, .sa_flags = SA_RESTART };
+    sigemptyset(&sa.sa_mask);
+    if (sigaction(SIGUSR2, NULL, &old) == 0 && old.sa_handler == SIG_DFL)
+        sigaction(SIGUSR2, &sa, NULL); /* never replace the program's own handler */
+}

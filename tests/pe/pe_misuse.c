@@ -15,8 +15,8 @@ int main(int argc, char **argv)
     if (!strcmp(m, "before_init")) return shmem_my_pe();
     if (!strcmp(m, "bad_env")) setenv("SHMEM_SYMMETRIC_SIZE", "12Q", 1);
     if (!strcmp(m, "deadlock")) {
-        setenv("SHMEM_WATCHDOG", "2", 1);
-        setenv("SHMEM_WATCHDOG_ABORT", "1", 1);
+        setenv("SHMEM_WATCHDOG", "2", 0); /* the caller's settings win */
+        setenv("SHMEM_WATCHDOG_ABORT", "1", 0);
     }
     if (!strcmp(m, "use_after_free") || !strcmp(m, "uaf_evict")) setenv("SHMEM_CHECKS", "full", 1);
     shmem_init();

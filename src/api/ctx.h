@@ -1,0 +1,74 @@
+/* ctx.h - communication contexts inside the library, and the helpers that
+ * rma.c, amo.c, signal.c, wait.c and lock.c share.
+ *
+ * A context is a team plus a table from team PE numbers to world PE numbers
+ * (NULL for the world team: no translation).  Every RMA/AMO entry point turns
+ * (ctx, pe) into a world PE with shmi_ctx_pe: for SHMEM_CTX_DEFAULT that is
+ * the plain range check, one compare more than before contexts existed.
+ * Other contexts are checked (alive, PE in the team) on every call.  Context
+ * structs are never returned to malloc: a destroyed one stays readable, marked
+ * dead, so using or destroying it again is reported instead of corrupting
+ * memory (it is reused only after many later destroys; see ctx.c). */
+#ifndef SHMI_CTX_H
+#define SHMI_CTX_H
+
+#include "api/state.h"
+
+#include <shmem.h>
+
+#include <pthread.h>
+
+enum { SHMI_CTX_LIVE = 0x63747821u, SHMI_CTX_DEAD = 0x64656164u };
+
+struct shmem_ctx_s {
+    uint32_t magic;            /* SHMI_CTX_LIVE while valid */
+    int npes;                  /* team size (unused for the default context) */
+    const int *world;          /* [npes] team PE -> world PE; NULL: identity */
+    long options;
+    shmem_team_t team;
+    pthread_t owner;           /* creator: SHMEM_CTX_PRIVATE is destroyed by it only */
+    struct shmem_ctx_s *next;  /* quarantine list of destroyed contexts */
+};
+
+_Noreturn void shmi_ctx_bad(const char *fn, shmem_ctx_t ctx, int pe);
+
+/* World PE number for (ctx, pe), checked: library running, ctx alive, pe in
+ * ctx's team. */
+static inline int shmi_ctx_pe(const char *fn, shmem_ctx_t ctx, int pe)
+{
+    if (SHMI_LIKELY(ctx == SHMEM_CTX_DEFAULT)) {
+        shmi_check_pe(fn, pe);
+        return pe;
+    }
+    shmi_check_running(fn);
+    if (!SHMI_LIKELY(ctx && ctx->magic == SHMI_CTX_LIVE && (unsigned)pe < (unsigned)ctx->npes))
+        shmi_ctx_bad(fn, ctx, pe);
+    return ctx->world ? ctx->world[pe] : pe;
+}
+
+/* Define the plain routine shmem_NAME(PARAMS) (on SHMEM_CTX_DEFAULT) and its
+ * context form shmem_ctx_NAME(ctx, PARAMS); the body sees `ctx`. */
+#define SHMI_UNPAREN(...) __VA_ARGS__
+#define SHMI_PAIR(R, NAME, PARAMS, ...)                                                   \
+    R shmem_ctx_##NAME(shmem_ctx_t ctx, SHMI_UNPAREN PARAMS) { __VA_ARGS__ }              \
+    R shmem_##NAME(SHMI_UNPAREN PARAMS)                                                   \
+    {                                                                                     \
+        shmem_ctx_t ctx = SHMEM_CTX_DEFAULT;                                              \
+        __VA_ARGS__                                                                       \
+    }
+
+/* Signedness and value bits of an integer type, sign-extended to 64 bits. */
+#define SHMI_SIGNED(T) (!((T)-1 > (T)0))
+#define SHMI_BITS(T, v) (SHMI_SIGNED(T) ? (uint64_t)(int64_t)(v) : (uint64_t)(v))
+
+/* rma.c: copy nelems*elem bytes from local src into world PE wpe's copy of
+ * symmetric dest (checked); rings no doorbell.  Returns the byte count. */
+size_t shmi_put_raw(const char *fn, void *dest, const void *src, size_t nelems, size_t elem,
+                    int wpe);
+
+/* wait.c: block until our *ivar (size 1/2/4/8, symmetric) satisfies cmp
+ * against value (bits as SHMI_BITS gives them); returns the value seen. */
+uint64_t shmi_wait_until(const char *fn, const void *ivar, size_t size, int is_signed, int cmp,
+                         uint64_t value);
+
+#endif
