@@ -1,10 +1,11 @@
-/* amo.c - atomic memory operations: CPU atomics on the peer's mapping of the
- * shared line (the memfd page is the same physical memory in every PE).
- * One size-based routine does every operation on 4- and 8-byte values;
- * typed bodies move their value's bits in and out (float and double too). */
-#include "api/state.h"
-
-#include <shmem.h>
+/* amo.c - atomic memory operations, plain, on contexts and non-blocking: CPU
+ * atomics on the peer's mapping of the shared line (the memfd page is the
+ * same physical memory in every PE).  One size-based routine does every
+ * operation on 4- and 8-byte values; typed bodies move their value's bits in
+ * and out (float and double too).  A _nbi fetching AMO is the blocking one
+ * storing its result into *fetch: it is complete when it returns, which
+ * satisfies "complete at the next quiet". */
+#include "api/ctx.h"
 
 #include <string.h>
 
@@ -29,15 +30,15 @@ enum amo_op { AMO_FETCH, AMO_SET, AMO_SWAP, AMO_CSWAP, AMO_ADD, AMO_AND, AMO_OR,
 AMO_APPLY(32)
 AMO_APPLY(64)
 
-static uint64_t shmi_amo(const char *fn, const void *dest, size_t size, enum amo_op op,
-                         uint64_t v, uint64_t c, int pe)
+static uint64_t shmi_amo(const char *fn, shmem_ctx_t ctx, const void *dest, size_t size,
+                         enum amo_op op, uint64_t v, uint64_t c, int pe)
 {
-    shmi_check_pe(fn, pe);
-    void *p = shmi_sym(fn, "dest", dest, size, pe);
+    int wpe = shmi_ctx_pe(fn, ctx, pe);
+    void *p = shmi_sym(fn, "dest", dest, size, wpe);
     if ((uintptr_t)dest % size)
         shmi_fatal("%s: dest=%p is not aligned to its %zu-byte type (pe=%d)", fn, dest, size, pe);
     uint64_t old = size == 4 ? amo32(p, op, (uint32_t)v, (uint32_t)c) : amo64(p, op, v, c);
-    if (op != AMO_FETCH) shmi_ring(&shmi_ctl_of(pe)->bell);
+    if (op != AMO_FETCH) shmi_ring(&shmi_ctl_of(wpe)->bell);
     return old;
 }
 
@@ -48,28 +49,53 @@ static inline uint64_t bits_in(const void *v, size_t size)
     return b;
 }
 
+static void *fetch_out(const char *fn, void *fetch)
+{
+    if (!fetch) shmi_fatal("%s: fetch is NULL: pass the address where the old value goes", fn);
+    return fetch;
+}
+
 #define IN(x) bits_in(&(x), sizeof(x))
-#define AMO(op, d, v, c) shmi_amo(__func__, d, sizeof *(d), op, v, c, pe)
-#define RET(T, expr) do { uint64_t r_ = (expr); T t_; memcpy(&t_, &r_, sizeof t_); return t_; } while (0)
+#define AMO(op, d, v, c) shmi_amo(__func__, ctx, d, sizeof *(d), op, v, c, pe)
+/* The low bytes of the 64-bit result are the value (little-endian hosts). */
+#define RET(T, expr) uint64_t r_ = (expr); T t_; memcpy(&t_, &r_, sizeof t_); return t_;
+#define NBI(fetch, expr)                                                                  \
+    void *f_ = fetch_out(__func__, fetch); uint64_t r_ = (expr); memcpy(f_, &r_, sizeof *(fetch));
 
 #define SHMI_DEF_AMO(N, T, A, B, S, G)                                                    \
     SHMI_WHEN_##A##_EXTAMO(                                                               \
-    T shmem_##N##_atomic_fetch(const T *source, int pe) { RET(T, AMO(AMO_FETCH, source, 0, 0)); } \
-    void shmem_##N##_atomic_set(T *dest, T value, int pe) { AMO(AMO_SET, dest, IN(value), 0); } \
-    T shmem_##N##_atomic_swap(T *dest, T value, int pe) { RET(T, AMO(AMO_SWAP, dest, IN(value), 0)); }) \
+    SHMI_PAIR(T, N##_atomic_fetch, (const T *source, int pe), RET(T, AMO(AMO_FETCH, source, 0, 0))) \
+    SHMI_PAIR(void, N##_atomic_set, (T *dest, T value, int pe), AMO(AMO_SET, dest, IN(value), 0);) \
+    SHMI_PAIR(T, N##_atomic_swap, (T *dest, T value, int pe), RET(T, AMO(AMO_SWAP, dest, IN(value), 0))) \
+    SHMI_PAIR(void, N##_atomic_fetch_nbi, (T *fetch, const T *source, int pe),            \
+              NBI(fetch, AMO(AMO_FETCH, source, 0, 0)))                                   \
+    SHMI_PAIR(void, N##_atomic_swap_nbi, (T *fetch, T *dest, T value, int pe),            \
+              NBI(fetch, AMO(AMO_SWAP, dest, IN(value), 0))))                             \
     SHMI_WHEN_##A##_AMO(                                                                  \
-    T shmem_##N##_atomic_compare_swap(T *dest, T cond, T value, int pe)                   \
-    { RET(T, AMO(AMO_CSWAP, dest, IN(value), IN(cond))); }                                \
-    T shmem_##N##_atomic_fetch_inc(T *dest, int pe) { RET(T, AMO(AMO_ADD, dest, 1, 0)); } \
-    void shmem_##N##_atomic_inc(T *dest, int pe) { AMO(AMO_ADD, dest, 1, 0); }            \
-    T shmem_##N##_atomic_fetch_add(T *dest, T value, int pe)                              \
-    { RET(T, AMO(AMO_ADD, dest, IN(value), 0)); }                                         \
-    void shmem_##N##_atomic_add(T *dest, T value, int pe) { AMO(AMO_ADD, dest, IN(value), 0); }) \
+    SHMI_PAIR(T, N##_atomic_compare_swap, (T *dest, T cond, T value, int pe),             \
+              RET(T, AMO(AMO_CSWAP, dest, IN(value), IN(cond))))                          \
+    SHMI_PAIR(T, N##_atomic_fetch_inc, (T *dest, int pe), RET(T, AMO(AMO_ADD, dest, 1, 0))) \
+    SHMI_PAIR(void, N##_atomic_inc, (T *dest, int pe), AMO(AMO_ADD, dest, 1, 0);)         \
+    SHMI_PAIR(T, N##_atomic_fetch_add, (T *dest, T value, int pe),                        \
+              RET(T, AMO(AMO_ADD, dest, IN(value), 0)))                                   \
+    SHMI_PAIR(void, N##_atomic_add, (T *dest, T value, int pe), AMO(AMO_ADD, dest, IN(value), 0);) \
+    SHMI_PAIR(void, N##_atomic_compare_swap_nbi, (T *fetch, T *dest, T cond, T value, int pe), \
+              NBI(fetch, AMO(AMO_CSWAP, dest, IN(value), IN(cond))))                      \
+    SHMI_PAIR(void, N##_atomic_fetch_inc_nbi, (T *fetch, T *dest, int pe),                \
+              NBI(fetch, AMO(AMO_ADD, dest, 1, 0)))                                       \
+    SHMI_PAIR(void, N##_atomic_fetch_add_nbi, (T *fetch, T *dest, T value, int pe),       \
+              NBI(fetch, AMO(AMO_ADD, dest, IN(value), 0))))                              \
     SHMI_WHEN_##B##_BIT(                                                                  \
-    T shmem_##N##_atomic_fetch_and(T *dest, T value, int pe) { RET(T, AMO(AMO_AND, dest, IN(value), 0)); } \
-    void shmem_##N##_atomic_and(T *dest, T value, int pe) { AMO(AMO_AND, dest, IN(value), 0); } \
-    T shmem_##N##_atomic_fetch_or(T *dest, T value, int pe) { RET(T, AMO(AMO_OR, dest, IN(value), 0)); } \
-    void shmem_##N##_atomic_or(T *dest, T value, int pe) { AMO(AMO_OR, dest, IN(value), 0); } \
-    T shmem_##N##_atomic_fetch_xor(T *dest, T value, int pe) { RET(T, AMO(AMO_XOR, dest, IN(value), 0)); } \
-    void shmem_##N##_atomic_xor(T *dest, T value, int pe) { AMO(AMO_XOR, dest, IN(value), 0); })
+    SHMI_PAIR(T, N##_atomic_fetch_and, (T *dest, T value, int pe), RET(T, AMO(AMO_AND, dest, IN(value), 0))) \
+    SHMI_PAIR(void, N##_atomic_and, (T *dest, T value, int pe), AMO(AMO_AND, dest, IN(value), 0);) \
+    SHMI_PAIR(T, N##_atomic_fetch_or, (T *dest, T value, int pe), RET(T, AMO(AMO_OR, dest, IN(value), 0))) \
+    SHMI_PAIR(void, N##_atomic_or, (T *dest, T value, int pe), AMO(AMO_OR, dest, IN(value), 0);) \
+    SHMI_PAIR(T, N##_atomic_fetch_xor, (T *dest, T value, int pe), RET(T, AMO(AMO_XOR, dest, IN(value), 0))) \
+    SHMI_PAIR(void, N##_atomic_xor, (T *dest, T value, int pe), AMO(AMO_XOR, dest, IN(value), 0);) \
+    SHMI_PAIR(void, N##_atomic_fetch_and_nbi, (T *fetch, T *dest, T value, int pe),       \
+              NBI(fetch, AMO(AMO_AND, dest, IN(value), 0)))                               \
+    SHMI_PAIR(void, N##_atomic_fetch_or_nbi, (T *fetch, T *dest, T value, int pe),        \
+              NBI(fetch, AMO(AMO_OR, dest, IN(value), 0)))                                \
+    SHMI_PAIR(void, N##_atomic_fetch_xor_nbi, (T *fetch, T *dest, T value, int pe),       \
+              NBI(fetch, AMO(AMO_XOR, dest, IN(value), 0))))
 SHMEM_TYPE_TABLE(SHMI_DEF_AMO)

@@ -68,7 +68,9 @@ struct shmi_rep_site {
     const char *where;       /* "demo.c:12 (main)" (cached shmi_site_describe) */
     size_t blocks, bytes;    /* live blocks and their user bytes */
     size_t span;             /* heap bytes they cover (guards, padding) */
-    const char *colour;      /* "#4e79a7" */
+    char *first;             /* user address of its lowest live block */
+    int order;               /* scratch for sorting */
+    char colour[8];          /* "#4e79a7", the same for this site everywhere */
 };
 
 enum { SHMI_REP_FREE = -1, SHMI_REP_QUAR = -2 };

@@ -30,7 +30,24 @@ struct shmi_sig {
 
 enum shmi_coll_op {
     SHMI_OP_NONE, SHMI_OP_MALLOC, SHMI_OP_CALLOC, SHMI_OP_ALIGN, SHMI_OP_REALLOC,
-    SHMI_OP_FREE, SHMI_OP_HINTS, SHMI_OP_FINALIZE, SHMI_OP_COUNT
+    SHMI_OP_FREE, SHMI_OP_HINTS, SHMI_OP_FINALIZE,
+    /* teams and team collectives (team.c, coll.c, reduce.c) */
+    SHMI_OP_TEAM_SPLIT, SHMI_OP_TEAM_SPLIT_2D, SHMI_OP_TEAM_DESTROY, SHMI_OP_BROADCAST,
+    SHMI_OP_COLLECT, SHMI_OP_FCOLLECT, SHMI_OP_ALLTOALL, SHMI_OP_ALLTOALLS, SHMI_OP_REDUCE,
+    SHMI_OP_SCAN, SHMI_OP_COUNT
+};
+
+#define SHMI_TEAM_MAX 128  /* teams alive at once on a PE, world and shared included */
+#define SHMI_PUB_WORDS 4   /* words a member publishes per team collective */
+
+/* One team's synchronization state on one PE: a slot of the control block
+ * (see team.h).  Each written-by-others field has its own cache line. */
+struct shmi_tsync {
+    struct {
+        _Alignas(64) uint64_t epoch;  /* written by the round's partner */
+    } bar[SHMI_BAR_ROUNDS];
+    _Alignas(64) struct shmi_sig sig[2];          /* by parity of seq; read by peers */
+    _Alignas(64) uint64_t pub[2][SHMI_PUB_WORDS]; /* by parity of seq; read by peers */
 };
 
 /* Per-PE control block at the start of the symmetric heap: peers reach it with
@@ -38,10 +55,6 @@ enum shmi_coll_op {
  * own cache line. */
 struct shmi_ctl {
     struct shmi_bell bell;
-    struct {
-        _Alignas(64) uint64_t epoch;  /* written by the round's partner */
-    } bar[SHMI_BAR_ROUNDS];
-    _Alignas(64) struct shmi_sig sig[2]; /* by parity of seq; read by peers */
     _Alignas(64) struct shmi_blocked {   /* what this PE sleeps in (watchdog) */
         uint32_t active;                 /* threads of this PE asleep in a wait */
         int32_t cmp;                     /* comparison, or -1 */
@@ -50,8 +63,10 @@ struct shmi_ctl {
         char what[48];                   /* e.g. "shmem_barrier_all" */
         uint32_t claimed;                /* PE 0's: a watchdog report is printed */
     } blocked;
+    struct shmi_tsync team[SHMI_TEAM_MAX]; /* by team slot; 0 world, 1 shared */
 };
-#define SHMI_CTL_SIZE ((size_t)64 << 10) /* reserved at the heap's start */
+#define SHMI_CTL_SIZE ((size_t)256 << 10) /* reserved at the heap's end */
+_Static_assert(sizeof(struct shmi_ctl) <= SHMI_CTL_SIZE, "control block exceeds SHMI_CTL_SIZE");
 
 enum { SHMI_UNINIT = 0, SHMI_RUNNING = 1, SHMI_FINALIZED = 2 };
 
@@ -68,8 +83,6 @@ struct shmi_state {
     char *user_base;           /* first byte the allocator hands out */
     size_t user_size;
     size_t zero_hwm;           /* allocator offsets >= this were never handed out */
-    uint64_t bar_epoch;        /* barriers completed */
-    uint64_t coll_seq;         /* checked collectives made */
 };
 extern struct shmi_state shmi_g;
 
