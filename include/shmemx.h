@@ -35,6 +35,19 @@ int shmemx_heap_check(void);
  * executable), or NULL/0 when SHMEM_GLOBALS=0. */
 void shmemx_globals_range(void **base, size_t *size);
 
+#include <symheap/shmemx_dist.h> /* initialization strategies, layouts, halo, cache, arena */
+#include <symheap/shmemx_gpu.h>  /* GPU heap: device hints, stream-ordered RMA */
+#include <symheap/shmemx_debug.h> /* heap reports (shmemx_heap_report) */
+
+/* Pre-1.6 extension names of routines OpenSHMEM 1.6 made standard (other
+ * implementations' shmemx.h has them): the standard routine, old name. */
+#define shmemx_ibput shmem_ibput
+#define shmemx_ibget shmem_ibget
+#define shmemx_signal_add shmem_signal_add
+#define shmemx_signal_set shmem_signal_set
+#define shmemx_ctx_signal_add shmem_ctx_signal_add
+#define shmemx_ctx_signal_set shmem_ctx_signal_set
+
 #ifdef __cplusplus
 }
 #endif

@@ -2,20 +2,22 @@
 # setup.sh - install what building and testing symheap needs, if it is missing.
 #
 # On Debian 12 (and derivatives with apt): gcc, make, cmake (>= 3.25),
-# pkg-config, and for the benchmark comparison (bench/compare.sh) Open MPI's
-# OpenSHMEM: openmpi-bin, libopenmpi-dev.  Packages already installed are
-# left alone and nothing is printed; missing ones are installed with apt-get,
-# non-interactively, through sudo when not root.  Elsewhere it only checks
-# the commands and says what to install.  Called by ./dev.
+# pkg-config; clang and libclang-rt-14-dev (libFuzzer and clang's sanitizer
+# runtimes) for the fuzz targets (build-fuzz/, docs/testing.md); and for the
+# benchmark comparison (bench/compare.sh) Open MPI's OpenSHMEM: openmpi-bin,
+# libopenmpi-dev.  Packages already installed are left alone and nothing is
+# printed; missing ones are installed with apt-get, non-interactively,
+# through sudo when not root.  Elsewhere it only checks the commands and says
+# what to install.  Called by ./dev.
 set -euo pipefail
 
-packages=(gcc make cmake pkg-config openmpi-bin libopenmpi-dev)
+packages=(gcc make cmake pkg-config clang libclang-rt-14-dev openmpi-bin libopenmpi-dev)
 
 have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'; }
 
 if ! command -v dpkg-query >/dev/null || ! command -v apt-get >/dev/null; then
     missing=()
-    for c in cc make cmake pkg-config; do command -v "$c" >/dev/null || missing+=("$c"); done
+    for c in cc clang make cmake pkg-config; do command -v "$c" >/dev/null || missing+=("$c"); done
     if [ ${#missing[@]} -gt 0 ]; then
         echo "setup.sh: not a Debian system and missing: ${missing[*]}; install them (cmake >= 3.25) and rerun" >&2
         exit 1

@@ -13,6 +13,8 @@ string(STRIP "${CMAKE_C_FLAGS} ${CMAKE_C_FLAGS_${_shmi_bt}} ${_shmi_opts}" _shmi
 string(REGEX REPLACE "  +" " " _shmi_flags "${_shmi_flags}")
 if(SYMHEAP_SANITIZE)
   set(_shmi_san "address, undefined (SYMHEAP_SANITIZE=ON)")
+elseif(SYMHEAP_TSAN)
+  set(_shmi_san "thread (SYMHEAP_TSAN=ON)")
 else()
   set(_shmi_san "off")
 endif()
@@ -41,8 +43,17 @@ add_custom_target(env-doc
 # include/ and lib/ relative to its own directory, so the tree can be moved.
 if(SYMHEAP_SANITIZE)
   set(SYMCC_EXTRA_LINK "-fsanitize=address,undefined") # the library needs the runtimes
+elseif(SYMHEAP_TSAN)
+  set(SYMCC_EXTRA_LINK "-fsanitize=thread")
 else()
   set(SYMCC_EXTRA_LINK "")
+endif()
+if(SYMHEAP_HAVE_CUDA) # symcc compiles .cu files with this nvcc (issue 7)
+  set(SYMCC_NVCC "${CMAKE_CUDA_COMPILER}")
+  list(GET CMAKE_CUDA_ARCHITECTURES 0 SYMCC_CUDA_ARCH)
+else()
+  set(SYMCC_NVCC "")
+  set(SYMCC_CUDA_ARCH "")
 endif()
 set(_shmi_exec_perms OWNER_READ OWNER_WRITE OWNER_EXECUTE GROUP_READ GROUP_EXECUTE
     WORLD_READ WORLD_EXECUTE)

@@ -492,6 +492,8 @@ static void help(void)
            "  --check               self-test mode: SHMEM_SELFTEST=1 and (unless set)\n"
            "                        SHMEM_CHECKS=full: the brief's manual checks run at\n"
            "                        init and at every allocation (docs/debugging.md)\n"
+           "  --no-mps              do not start CUDA MPS when PEs share a GPU\n"
+           "                        (docs/gpu.md)\n"
            "  -h, --help            this text\n"
            "  --version             print the version\n\n"
            "Exit status: 0 when every PE exited 0; else that of the first failure: the\n"
@@ -551,6 +553,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
         else if (!strcmp(a, "-l") || !strcmp(a, "--prefix")) o->prefix = 1;
         else if (!strcmp(a, "--aslr")) o->aslr = 1;
         else if (!strcmp(a, "--check")) o->check = 1;
+        else if (!strcmp(a, "--no-mps")) o->no_mps = 1;
         else if (!strcmp(a, "-h") || !strcmp(a, "--help")) { help(); return 1; }
         else if (!strcmp(a, "--version")) {
             printf("symrun (symheap) %s, protocol %d\n", SYMHEAP_VERSION, SHMI_SYMRUN_VERSION);
@@ -637,8 +640,10 @@ int main(int argc, char **argv)
         say("symrun: cannot set up: %s\n", strerror(errno));
         return 1;
     }
+    symrun_mps_start(&j); /* PEs sharing a GPU (issue 7) */
     spawn_all(&j);
     serve(&j);
+    symrun_mps_stop();
     symrun_round_clear(&j);
     free(j.pe);
     return j.status;

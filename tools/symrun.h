@@ -70,6 +70,7 @@ struct round {
 
 struct opts {
     int n, prefix, aslr, check;
+    int no_mps;                       /* --no-mps (symrun_mps.c) */
     double timeout;
     char **argv;
 };
@@ -108,5 +109,12 @@ void symrun_pe_close_sock(struct pe *p);
 void symrun_check_stuck(struct job *j);
 /* Forget the current round (closing the descriptors it holds). */
 void symrun_round_clear(struct job *j);
+
+/* symrun_mps.c: a private CUDA MPS daemon when PEs share a GPU (issue 7).
+ * start: before the PEs; 1 when one was started (its directories are in the
+ * environment the PEs inherit).  stop: after the last PE; quits it and
+ * removes its directory; nothing when none was started. */
+int symrun_mps_start(struct job *j);
+void symrun_mps_stop(void);
 
 #endif

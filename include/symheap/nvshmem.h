@@ -1,7 +1,7 @@
 /* nvshmem.h - NVSHMEM-style host API of symheap, mapped onto its OpenSHMEM API.
  *
- * Lets the host-side code of NVSHMEM programs (and of the tutorial symheap
- * started from) compile with symcc and run unchanged on a CPU-only machine.
+ * Lets NVSHMEM programs (and the tutorial symheap started from) compile with
+ * symcc: host code anywhere, CUDA code (.cu) on machines with a GPU.
  * Every routine here is a static inline one-liner over the shmem_* routine of
  * the same meaning, so semantics, errors and thread safety are shmem.h's:
  * allocation is collective over all PEs and gives the same address on every
@@ -14,15 +14,19 @@
  * is harmless here.  Per-family subsets (AMO, bitwise AMO, wait_until) are
  * the same in both specs.
  *
+ * GPU (docs/gpu.md): compiled by nvcc, this header also brings the device
+ * API (nvshmem_device.cuh), and nvshmem_malloc/calloc/align give GPU memory
+ * when a GPU is present.  In C programs, and without a GPU, symmetric memory
+ * is ordinary host memory, which host loops may read and write directly.
+ *
  * Differences from NVSHMEM, on purpose:
- *  - Host only: no __device__ routines, no CUDA streams (_on_stream), no
- *    collective launch.  Symmetric memory is ordinary host memory, so host
- *    loops may read and write it directly (on a GPU they could not).
+ *  - No collective launch; device collectives other than barrier/sync are
+ *    not there yet.
  *  - nvshmem_realloc is provided (OpenSHMEM shmem_realloc); NVSHMEM has none.
  *  - nvshmem_calloc takes (count, size) as in NVSHMEM and OpenSHMEM; the
  *    tutorial's one-argument call does not compile: write calloc(n, 1).
- *  - nvshmem_TYPENAME_wait_until/test are host calls here (device-only in
- *    NVSHMEM, whose host form is nvshmemx_..._wait_until_on_stream).
+ *  - nvshmem_TYPENAME_wait_until/test are also host calls here (device-only
+ *    in NVSHMEM) on host memory.
  *  - nvshmem_team_t is shmem_team_t (an opaque pointer), not an int32_t;
  *    code that only uses the named handles and passes them around is fine.
  *
@@ -33,6 +37,7 @@
 #define SYMHEAP_NVSHMEM_H
 
 #include <shmem.h>
+#include <shmemx.h> /* SHMEMX_MALLOC_DEVICE_AUTO, *_with_hints */
 
 #ifdef __cplusplus
 extern "C" {
@@ -73,30 +78,41 @@ static inline int nvshmem_init_thread(int requested, int *provided)
 static inline void nvshmem_query_thread(int *provided) { shmem_query_thread(provided); }
 static inline void nvshmem_finalize(void) { shmem_finalize(); }
 static inline void nvshmem_global_exit(int status) { shmem_global_exit(status); }
+#ifndef __CUDACC__ /* CUDA code: __host__ __device__ forms in nvshmem_device.cuh */
 static inline int nvshmem_my_pe(void) { return shmem_my_pe(); }
 static inline int nvshmem_n_pes(void) { return shmem_n_pes(); }
+#endif
 static inline int nvshmem_team_my_pe(nvshmem_team_t team) { return shmem_team_my_pe(team); }
 static inline int nvshmem_team_n_pes(nvshmem_team_t team) { return shmem_team_n_pes(team); }
 /* Local address of dest on pe, or NULL; nvshmem_ptr(p, my_pe) == p. */
+#ifndef __CUDACC__ /* CUDA code: __host__ __device__ forms in nvshmem_device.cuh */
 static inline void *nvshmem_ptr(const void *dest, int pe) { return shmem_ptr(dest, pe); }
+#endif
 static inline void nvshmem_info_get_version(int *major, int *minor)
 { shmem_info_get_version(major, minor); }
 static inline void nvshmem_info_get_name(char *name) { shmem_info_get_name(name); }
 
 /* ---- Memory management (collective; same address on every PE) ------------- */
-static inline void *nvshmem_malloc(size_t size) { return shmem_malloc(size); }
-static inline void *nvshmem_calloc(size_t count, size_t size) { return shmem_calloc(count, size); }
+/* GPU memory in programs with CUDA code when a GPU is present, host memory
+ * otherwise (shmemx_gpu.h, docs/gpu.md). */
+static inline void *nvshmem_malloc(size_t size)
+{ return shmem_malloc_with_hints(size, SHMEMX_MALLOC_DEVICE_AUTO); }
+static inline void *nvshmem_calloc(size_t count, size_t size)
+{ return shmemx_calloc_with_hints(count, size, SHMEMX_MALLOC_DEVICE_AUTO); }
 static inline void *nvshmem_align(size_t alignment, size_t size)
-{ return shmem_align(alignment, size); }
+{ return shmemx_align_with_hints(alignment, size, SHMEMX_MALLOC_DEVICE_AUTO); }
 /* Not in NVSHMEM: OpenSHMEM's realloc (contents kept, same address on every PE). */
-static inline void *nvshmem_realloc(void *ptr, size_t size) { return shmem_realloc(ptr, size); }
+static inline void *nvshmem_realloc(void *ptr, size_t size)
+{ return ptr ? shmem_realloc(ptr, size) : nvshmem_malloc(size); }
 static inline void nvshmem_free(void *ptr) { shmem_free(ptr); }
 
 /* ---- Ordering and synchronization ----------------------------------------- */
+#ifndef __CUDACC__ /* CUDA code: __host__ __device__ forms in nvshmem_device.cuh */
 static inline void nvshmem_quiet(void) { shmem_quiet(); }
 static inline void nvshmem_fence(void) { shmem_fence(); }
 static inline void nvshmem_barrier_all(void) { shmem_barrier_all(); }
 static inline void nvshmem_sync_all(void) { shmem_sync_all(); }
+#endif
 static inline int nvshmem_team_sync(nvshmem_team_t team) { return shmem_team_sync(team); }
 /* NVSHMEM's nvshmem_sync/nvshmem_barrier take a team; a barrier also
  * completes this PE's outstanding RMA (quiet), as barrier_all does. */
@@ -105,6 +121,7 @@ static inline int nvshmem_barrier(nvshmem_team_t team)
 { shmem_quiet(); return shmem_team_sync(team); }
 
 /* ---- Untyped RMA and broadcast ---------------------------------------------- */
+#ifndef __CUDACC__ /* CUDA code: __host__ __device__ forms in nvshmem_device.cuh */
 static inline void nvshmem_putmem(void *dest, const void *source, size_t bytes, int pe)
 { shmem_putmem(dest, source, bytes, pe); }
 static inline void nvshmem_getmem(void *dest, const void *source, size_t bytes, int pe)
@@ -113,10 +130,12 @@ static inline void nvshmem_putmem_nbi(void *dest, const void *source, size_t byt
 { shmem_putmem_nbi(dest, source, bytes, pe); }
 static inline void nvshmem_getmem_nbi(void *dest, const void *source, size_t bytes, int pe)
 { shmem_getmem_nbi(dest, source, bytes, pe); }
+#endif
 static inline int nvshmem_broadcastmem(nvshmem_team_t team, void *dest, const void *source,
                                        size_t bytes, int PE_root)
 { return shmem_broadcastmem(team, dest, source, bytes, PE_root); }
 
+#ifndef __CUDACC__ /* CUDA code: __host__ __device__ forms in nvshmem_device.cuh */
 /* ---- Sized RMA: nvshmem_put8 ... nvshmem_iget128 ------------------------------ */
 #define SHMI_NV_SIZED(BITS, BYTES)                                                       \
     static inline void nvshmem_put##BITS(void *d, const void *s, size_t n, int pe)       \
@@ -205,8 +224,14 @@ SHMEM_TYPE_TABLE(SHMI_NV_AMO)
         { return shmem_##N##_test(ivar, cmp, cmp_value); })
 SHMEM_TYPE_TABLE(SHMI_NV_SYNC)
 #undef SHMI_NV_SYNC
+#endif /* !__CUDACC__ */
 
 #ifdef __cplusplus
 }
+#endif
+/* Compiled by nvcc: the device API (and the __host__ __device__ forms of the
+ * routines left out above). */
+#ifdef __CUDACC__
+#include <nvshmem_device.cuh>
 #endif
 #endif /* SYMHEAP_NVSHMEM_H */

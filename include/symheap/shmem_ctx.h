@@ -164,7 +164,10 @@ SHMI_BOTH(void, signal_set, uint64_t *sig_addr, uint64_t signal, int pe)
  * that satisfied it. */
 uint64_t shmem_signal_wait_until(uint64_t *sig_addr, int cmp, uint64_t cmp_value);
 
-/* ---- Multi-element waits and tests (standard AMO types) -------------------------
+/* ---- Multi-element waits and tests ----------------------------------------------
+ * Types: the SYNC rows, i.e. the standard AMO types of the 1.6 spec plus short
+ * and unsigned short (which 1.6 keeps, deprecated, for wait_until and test;
+ * other implementations offer the multi-element forms on them too).
  * Over ivars[0..nelems), a symmetric array on this PE.  status (optional, may
  * be NULL) excludes element i when status[i] != 0.  _vector forms compare
  * ivars[i] with cmp_values[i].  Empty set: wait_*_all returns at once,
@@ -172,7 +175,7 @@ uint64_t shmem_signal_wait_until(uint64_t *sig_addr, int cmp, uint64_t cmp_value
  * an index (rotating start, so every ready index is eventually returned);
  * _some writes the ready indices to indices[] and returns their count.
  * test_any gives SIZE_MAX and test_some 0 when nothing is ready. */
-#define SHMI_DECL_WAITS(N, T, A, B, S, G) SHMI_WHEN_##S##_SYNC(SHMI_WHEN_##A##_AMO(              \
+#define SHMI_DECL_WAITS(N, T, A, B, S, G) SHMI_WHEN_##S##_SYNC(                                 \
     void shmem_##N##_wait_until_all(T *ivars, size_t nelems, const int *status, int cmp,     \
                                     T cmp_value);                                        \
     size_t shmem_##N##_wait_until_any(T *ivars, size_t nelems, const int *status, int cmp,   \
@@ -198,7 +201,7 @@ uint64_t shmem_signal_wait_until(uint64_t *sig_addr, int cmp, uint64_t cmp_value
                                        const T *cmp_values);                             \
     size_t shmem_##N##_test_some_vector(T *ivars, size_t nelems, size_t *indices,           \
                                         const int *status, int cmp,                      \
-                                        const T *cmp_values);))
+                                        const T *cmp_values);)
 SHMEM_TYPE_TABLE(SHMI_DECL_WAITS)
 
 /* ---- Distributed locks ------------------------------------------------------------

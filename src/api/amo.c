@@ -6,6 +6,7 @@
  * storing its result into *fetch: it is complete when it returns, which
  * satisfies "complete at the next quiet". */
 #include "api/ctx.h"
+#include "api/mem_device.h" /* GPU memory goes to the copy engines (issue 7) */
 
 #include <string.h>
 
@@ -34,6 +35,7 @@ static uint64_t shmi_amo(const char *fn, shmem_ctx_t ctx, const void *dest, size
                          enum amo_op op, uint64_t v, uint64_t c, int pe)
 {
     int wpe = shmi_ctx_pe(fn, ctx, pe);
+    if (shmi_gpu_has(dest)) shmi_gpu_refuse(fn, "dest", dest);
     void *p = shmi_sym(fn, "dest", dest, size, wpe);
     if ((uintptr_t)dest % size)
         shmi_fatal("%s: dest=%p is not aligned to its %zu-byte type (pe=%d)", fn, dest, size, pe);
@@ -57,7 +59,8 @@ static void *fetch_out(const char *fn, void *fetch)
 
 #define IN(x) bits_in(&(x), sizeof(x))
 #define AMO(op, d, v, c) shmi_amo(__func__, ctx, d, sizeof *(d), op, v, c, pe)
-/* The low bytes of the 64-bit result are the value (little-endian hosts). */
+/* The low bytes of the 64-bit result are the value. */
+_Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "AMO value bits assume little-endian");
 #define RET(T, expr) uint64_t r_ = (expr); T t_; memcpy(&t_, &r_, sizeof t_); return t_;
 #define NBI(fetch, expr)                                                                  \
     void *f_ = fetch_out(__func__, fetch); uint64_t r_ = (expr); memcpy(f_, &r_, sizeof *(fetch));

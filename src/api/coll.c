@@ -1,48 +1,282 @@
-/* coll.c - collectives on teams (world and shared only, for now).
+/* coll.c - data-moving team collectives: broadcast, collect, fcollect,
+ * alltoall, alltoalls (reductions and scans: reduce.c).
  *
- * Broadcast on one node: once the root has entered (first barrier), every PE
- * copies the root's source into its own dest with one memcpy from the root's
- * mapping; a second barrier keeps the root from changing source before all
- * have read it.  As in OpenSHMEM 1.5+, the root's dest is written too. */
-#include "api/state.h"
+ * On one node every member maps every other member's memory, so each
+ * collective is "pull": after a checked barrier (all members arrived, with
+ * the same call and arguments, and their sources are ready) each member
+ * copies what it needs straight from the peers' mappings into its own dest,
+ * and a closing barrier keeps anyone from reusing source (or starting the
+ * next collective's writes) before all have read.  Each member starts
+ * with its own block and walks the others round-robin from its rank, so the
+ * members do not all read the same peer at once.  Every byte crosses the
+ * memory system once, which a tree (log n hops of the same bytes) cannot
+ * beat with load/store; the cost is two barriers plus the copies.
+ *
+ *   broadcast  every member copies the root's source (the root too, as the
+ *              1.5+ spec says dest is written everywhere); if the root's dest
+ *              partially overlaps its source, the root copies last, after the
+ *              closing barrier, since others are still reading that source.
+ *   fcollect   dest[i] = member i's source (n bytes each).
+ *   collect    sizes differ: each member publishes its byte count with the
+ *              checked barrier (team slot words), every member reads all
+ *              counts and places block i at the sum of counts below i.
+ *   alltoall   dest block i = member i's source block (my rank).
+ *   alltoalls  the same with element strides dst/sst.
+ * Buffers are checked (symmetric, in bounds, and unless SHMEM_CHECKS=off no
+ * overlap where the spec forbids it) before the barrier; counts, roots, strides and dest are part
+ * of the checked signature, so PEs that disagree are stopped with both calls
+ * named instead of corrupting memory. */
+#include "api/mem_device.h" /* GPU memory goes to the copy engines (issue 7) */
+#include "api/debug.h"
+#include "api/team.h"
 
 #include <shmem.h>
 
+#include <stdio.h>
 #include <string.h>
 
-static void check_team(const char *fn, shmem_team_t team)
+static size_t bytes(const char *fn, size_t nelems, size_t elem)
 {
-    if (team != SHMEM_TEAM_WORLD && team != SHMEM_TEAM_SHARED)
-        shmi_fatal("%s: team=%p is not a valid team: use SHMEM_TEAM_WORLD or a team from "
-                   "shmem_team_split_*", fn, (void *)team);
+    if (elem && nelems > SIZE_MAX / elem)
+        shmi_fatal("%s: nelems=%zu elements of %zu bytes overflow size_t: a negative count "
+                   "converted to size_t?", fn, nelems, elem);
+    return nelems * elem;
+}
+
+/* Member `rank`'s copy of symmetric address a (already checked on our PE). */
+static inline char *at(const struct shmem_team_s *t, const void *a, int rank)
+{
+    return shmi_tp_ptr(&shmi_g.tp, a, shmi_team_pe(t, rank));
+}
+
+static void no_overlap(const char *fn, const void *dest, size_t dn, const void *source, size_t sn)
+{
+    uintptr_t d = (uintptr_t)dest, s = (uintptr_t)source;
+    if (shmi_checks != SHMI_CHECKS_OFF && dn && sn && d < s + sn && s < d + dn)
+        shmi_fatal("%s: dest=%p (%zu bytes) and source=%p (%zu bytes) overlap: this collective "
+                   "needs separate buffers", fn, dest, dn, source, sn);
+}
+
+static void check_root(const char *fn, const struct shmem_team_s *t, int root)
+{
+    if (root < 0 || root >= t->size)
+        shmi_fatal("%s: PE_root=%d is out of range: the team has %d PEs (0..%d); PE_root is a "
+                   "team rank (shmem_team_translate_pe converts)", fn, root, t->size, t->size - 1);
 }
 
 static int broadcast(const char *fn, shmem_team_t team, void *dest, const void *source,
                      size_t nelems, size_t elem, int root)
 {
     shmi_check_running(fn);
-    check_team(fn, team);
-    if (root < 0 || root >= shmi_g.npes)
-        shmi_fatal("%s: PE_root=%d is out of range: the team has %d PEs (0..%d)", fn, root,
-                   shmi_g.npes, shmi_g.npes - 1);
-    if (nelems > SIZE_MAX / elem)
-        shmi_fatal("%s: nelems=%zu overflows size_t", fn, nelems);
-    size_t n = nelems * elem;
-    void *d = n ? shmi_sym(fn, "dest", dest, n, shmi_g.me) : dest;
-    const void *s = n ? shmi_sym(fn, "source", source, n, root) : source;
-    shmi_quiet();
-    shmi_barrier();
-    if (n) memmove(d, s, n);
-    shmi_barrier();
+    struct shmem_team_s *t = shmi_team_get(fn, team);
+    check_root(fn, t, root);
+    size_t n = bytes(fn, nelems, elem);
+    int gpu = n && (shmi_gpu_has(dest) || shmi_gpu_has(source));
+    char *d = n && !gpu ? shmi_sym(fn, "dest", dest, n, shmi_g.me) : NULL;
+    const char *s = n && !gpu ? shmi_sym(fn, "source", source, n, shmi_team_pe(t, root)) : NULL;
+    shmi_team_enter(t, fn, SHMI_OP_BROADCAST, n, (uint64_t)root << 8 | elem,
+                    gpu ? (uint64_t)(uintptr_t)dest : n ? shmi_sym_key(dest) : 0, NULL, 0);
+    if (gpu) { /* GPU memory: the copy engines pull the root's source */
+        if (t->rank != root || dest != source)
+            shmi_gpu_get(fn, dest, source, n, shmi_team_pe(t, root));
+        shmi_team_barrier(t);
+        return 0;
+    }
+    int late = t->rank == root && d != s && d < s + n && s < d + n;
+    if (n && d != s && !late) memcpy(d, s, n);
+    shmi_team_barrier(t);
+    if (late) memmove(d, s, n);
     return 0;
 }
+
+static int fcollect(const char *fn, shmem_team_t team, void *dest, const void *source,
+                    size_t nelems, size_t elem)
+{
+    shmi_check_running(fn);
+    struct shmem_team_s *t = shmi_team_get(fn, team);
+    size_t n = bytes(fn, nelems, elem), total = bytes(fn, n, (size_t)t->size);
+    char *d = n ? shmi_sym(fn, "dest", dest, total, shmi_g.me) : NULL;
+    if (n) shmi_sym(fn, "source", source, n, shmi_g.me);
+    no_overlap(fn, dest, total, source, n);
+    shmi_team_enter(t, fn, SHMI_OP_FCOLLECT, n, elem, n ? shmi_sym_key(dest) : 0, NULL, 0);
+    for (int k = 0; n && k < t->size; k++) {
+        int i = (t->rank + k) % t->size;
+        memcpy(d + (size_t)i * n, at(t, source, i), n);
+    }
+    shmi_team_barrier(t);
+    return 0;
+}
+
+/* Sum of the published byte counts of ranks [0, upto), checked for overflow. */
+static size_t count_below(const char *fn, const struct shmem_team_s *t, uint64_t seq, int upto)
+{
+    size_t sum = 0;
+    for (int i = 0; i < upto; i++) {
+        uint64_t c = shmi_team_pub(t, i, seq)[0];
+        if (c > SIZE_MAX - sum)
+            shmi_fatal("%s: the blocks of all members add up to more than size_t holds", fn);
+        sum += c;
+    }
+    return sum;
+}
+
+static int collect(const char *fn, shmem_team_t team, void *dest, const void *source,
+                   size_t nelems, size_t elem)
+{
+    shmi_check_running(fn);
+    struct shmem_team_s *t = shmi_team_get(fn, team);
+    uint64_t n = bytes(fn, nelems, elem);
+    if (n) shmi_sym(fn, "source", source, n, shmi_g.me);
+    uint64_t seq = shmi_team_enter(t, fn, SHMI_OP_COLLECT, elem, 0, shmi_sym_key(dest), &n, 1);
+    size_t below = count_below(fn, t, seq, t->rank), total = count_below(fn, t, seq, t->size);
+    char *d = total ? shmi_sym(fn, "dest", dest, total, shmi_g.me) : NULL;
+    no_overlap(fn, dest, total, source, n);
+    /* Walk from our own block to the last, then wrap to rank 0. */
+    size_t off = below;
+    for (int k = 0; total && k < t->size; k++) {
+        int i = (t->rank + k) % t->size;
+        if (i == 0) off = 0;
+        size_t c = shmi_team_pub(t, i, seq)[0];
+        if (c) memcpy(d + off, at(t, source, i), c);
+        off += c;
+    }
+    shmi_team_barrier(t);
+    return 0;
+}
+
+static int alltoall(const char *fn, shmem_team_t team, void *dest, const void *source,
+                    size_t nelems, size_t elem)
+{
+    shmi_check_running(fn);
+    struct shmem_team_s *t = shmi_team_get(fn, team);
+    size_t n = bytes(fn, nelems, elem), span = bytes(fn, n, (size_t)t->size);
+    char *d = n ? shmi_sym(fn, "dest", dest, span, shmi_g.me) : NULL;
+    if (n) shmi_sym(fn, "source", source, span, shmi_g.me);
+    no_overlap(fn, dest, span, source, span);
+    shmi_team_enter(t, fn, SHMI_OP_ALLTOALL, n, elem, n ? shmi_sym_key(dest) : 0, NULL, 0);
+    for (int k = 0; n && k < t->size; k++) {
+        int i = (t->rank + k) % t->size;
+        memcpy(d + (size_t)i * n, at(t, source, i) + (size_t)t->rank * n, n);
+    }
+    shmi_team_barrier(t);
+    return 0;
+}
+
+/* count elements of elem bytes, dst/sst bytes apart. */
+static void copy_strided(char *d, size_t dst, const char *s, size_t sst, size_t count,
+                         size_t elem)
+{
+#define SHMI_COPY_LOOP(E) for (size_t e = 0; e < count; e++) memcpy(d + e * dst, s + e * sst, E)
+    switch (elem) {
+    case 1: SHMI_COPY_LOOP(1); break;
+    case 2: SHMI_COPY_LOOP(2); break;
+    case 4: SHMI_COPY_LOOP(4); break;
+    case 8: SHMI_COPY_LOOP(8); break;
+    case 16: SHMI_COPY_LOOP(16); break;
+    default: SHMI_COPY_LOOP(elem);
+    }
+#undef SHMI_COPY_LOOP
+}
+
+/* Bytes spanned by count elements of elem bytes, stride elements apart. */
+static size_t strided_span(const char *fn, size_t count, ptrdiff_t stride, size_t elem)
+{
+    return count ? bytes(fn, bytes(fn, count - 1, (size_t)stride) + 1, elem) : 0;
+}
+
+static int alltoalls(const char *fn, shmem_team_t team, void *dest, const void *source,
+                     ptrdiff_t dst, ptrdiff_t sst, size_t nelems, size_t elem)
+{
+    shmi_check_running(fn);
+    struct shmem_team_s *t = shmi_team_get(fn, team);
+    if (dst < 1 || sst < 1)
+        shmi_fatal("%s: strides dst=%td sst=%td must be >= 1 (in elements)", fn, dst, sst);
+    size_t all = bytes(fn, nelems, (size_t)t->size);
+    size_t dspan = strided_span(fn, all, dst, elem), sspan = strided_span(fn, all, sst, elem);
+    char *d = all ? shmi_sym(fn, "dest", dest, dspan, shmi_g.me) : NULL;
+    if (all) shmi_sym(fn, "source", source, sspan, shmi_g.me);
+    no_overlap(fn, dest, dspan, source, sspan);
+    uint64_t strides = ((uint64_t)dst & 0xfffffff) << 36 | ((uint64_t)sst & 0xfffffff) << 8 | elem;
+    shmi_team_enter(t, fn, SHMI_OP_ALLTOALLS, nelems, strides, all ? shmi_sym_key(dest) : 0,
+                    NULL, 0);
+    size_t db = (size_t)dst * elem, sb = (size_t)sst * elem;
+    for (int k = 0; all && k < t->size; k++) {
+        int i = (t->rank + k) % t->size;
+        const char *s = at(t, source, i) + (size_t)t->rank * nelems * sb;
+        copy_strided(d + (size_t)i * nelems * db, db, s, sb, nelems, elem);
+    }
+    shmi_team_barrier(t);
+    return 0;
+}
+
+/* ---- Describing a signature (for the collective-mismatch message) ---------- */
+
+static void where(uint64_t key, char *buf, size_t len)
+{
+    int s = (int)(key >> 56) - 1;
+    if (s < 0 || s >= shmi_g.tp.nseg) snprintf(buf, len, "NULL");
+    else snprintf(buf, len, "%p", (void *)(shmi_g.tp.seg[s].base + (key & ((1ull << 56) - 1))));
+}
+
+void shmi_coll_describe(const struct shmi_sig *s, char *buf, size_t len)
+{
+    const char *name = shmi_op_name(s->op);
+    unsigned long a0 = (unsigned long)s->arg[0], a1 = (unsigned long)s->arg[1];
+    char d[32], rn[64];
+    where(s->arg[2], d, sizeof d);
+    switch (s->op) {
+    case SHMI_OP_TEAM_SPLIT:
+        snprintf(buf, len, "%s(start=%ld, stride=%ld, size=%ld)", name, (long)s->arg[0],
+                 (long)s->arg[1], (long)s->arg[2]);
+        break;
+    case SHMI_OP_TEAM_SPLIT_2D: snprintf(buf, len, "%s(xrange=%ld)", name, (long)a0); break;
+    case SHMI_OP_TEAM_DESTROY: snprintf(buf, len, "%s(team in slot %lu)", name, a0); break;
+    case SHMI_OP_BROADCAST:
+        snprintf(buf, len, "%s(dest=%s, %lu bytes in %lu-byte elements, PE_root=%lu)", name, d,
+                 a0, a1 & 0xff, a1 >> 8);
+        break;
+    case SHMI_OP_COLLECT:
+        snprintf(buf, len, "%s(dest=%s, %lu-byte elements)", name, d, a0);
+        break;
+    case SHMI_OP_FCOLLECT: case SHMI_OP_ALLTOALL:
+        snprintf(buf, len, "%s(dest=%s, %lu bytes per PE in %lu-byte elements)", name, d, a0, a1);
+        break;
+    case SHMI_OP_ALLTOALLS:
+        snprintf(buf, len, "%s(dest=%s, dst=%lu, sst=%lu, nelems=%lu, %lu-byte elements)", name,
+                 d, a1 >> 36, (a1 >> 8) & 0xfffffff, a0, a1 & 0xff);
+        break;
+    default:
+        snprintf(buf, len, "%s(dest=%s, nelems=%lu)", shmi_reduce_name(s->arg[1], rn, sizeof rn),
+                 d, a0);
+    }
+}
+
+/* ---- Entry points, generated from the type table --------------------------- */
 
 int shmem_broadcastmem(shmem_team_t team, void *dest, const void *source, size_t nelems,
                        int PE_root)
 { return broadcast(__func__, team, dest, source, nelems, 1, PE_root); }
+int shmem_collectmem(shmem_team_t team, void *dest, const void *source, size_t nelems)
+{ return collect(__func__, team, dest, source, nelems, 1); }
+int shmem_fcollectmem(shmem_team_t team, void *dest, const void *source, size_t nelems)
+{ return fcollect(__func__, team, dest, source, nelems, 1); }
+int shmem_alltoallmem(shmem_team_t team, void *dest, const void *source, size_t nelems)
+{ return alltoall(__func__, team, dest, source, nelems, 1); }
+int shmem_alltoallsmem(shmem_team_t team, void *dest, const void *source, ptrdiff_t dst,
+                       ptrdiff_t sst, size_t nelems)
+{ return alltoalls(__func__, team, dest, source, dst, sst, nelems, 1); }
 
-#define SHMI_DEF_BCAST(N, T, A, B, S, G)                                                   \
+#define SHMI_DEF_COLL(N, T, A, B, S, G)                                                    \
     int shmem_##N##_broadcast(shmem_team_t team, T *dest, const T *source, size_t nelems, \
                               int PE_root)                                                \
-    { return broadcast(__func__, team, dest, source, nelems, sizeof(T), PE_root); }
-SHMEM_TYPE_TABLE(SHMI_DEF_BCAST)
+    { return broadcast(__func__, team, dest, source, nelems, sizeof(T), PE_root); }       \
+    int shmem_##N##_collect(shmem_team_t team, T *dest, const T *source, size_t nelems)   \
+    { return collect(__func__, team, dest, source, nelems, sizeof(T)); }                  \
+    int shmem_##N##_fcollect(shmem_team_t team, T *dest, const T *source, size_t nelems)  \
+    { return fcollect(__func__, team, dest, source, nelems, sizeof(T)); }                 \
+    int shmem_##N##_alltoall(shmem_team_t team, T *dest, const T *source, size_t nelems)  \
+    { return alltoall(__func__, team, dest, source, nelems, sizeof(T)); }                 \
+    int shmem_##N##_alltoalls(shmem_team_t team, T *dest, const T *source, ptrdiff_t dst, \
+                              ptrdiff_t sst, size_t nelems)                               \
+    { return alltoalls(__func__, team, dest, source, dst, sst, nelems, sizeof(T)); }
+SHMEM_TYPE_TABLE(SHMI_DEF_COLL)

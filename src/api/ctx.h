@@ -28,6 +28,7 @@ struct shmem_ctx_s {
     shmem_team_t team;
     pthread_t owner;           /* creator: SHMEM_CTX_PRIVATE is destroyed by it only */
     struct shmem_ctx_s *next;  /* quarantine list of destroyed contexts */
+    struct shmem_ctx_s *all;   /* every struct ever allocated (never freed) */
 };
 
 _Noreturn void shmi_ctx_bad(const char *fn, shmem_ctx_t ctx, int pe);

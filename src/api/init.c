@@ -6,7 +6,10 @@
  * Any failing step is fatal with a message that names the step's reason and
  * the fix; the launcher then ends every PE. */
 #include "api/debug.h"
+#include "api/report.h"
 #include "api/state.h"
+#include "api/mem_device.h"
+#include "api/team.h"
 #include "util/err.h"
 
 #include <shmem.h>
@@ -19,8 +22,6 @@
 #include <unistd.h>
 
 struct shmi_state shmi_g;
-struct shmem_team_s { int kind; } shmi_team_world_s, shmi_team_shared_s;
-struct shmem_ctx_s { int kind; } shmi_ctx_default_s;
 
 static void abort_hook(int code, const char *msg)
 {
@@ -178,7 +179,10 @@ int shmem_init_thread(int requested, int *provided)
     step_globals(segs, &nseg);
     step_transport(segs, nseg);
     step_alloc();
+    shmi_team_init(); /* before any barrier: shmi_barrier is the world team's */
+    shmi_gpu_init(); /* GPU heap (issue 7): now if the program has CUDA code */
     shmi_watchdog_init();
+    shmi_report_install_signal();
     shmi_g.thread_level = requested;
     shmi_g.phase = SHMI_RUNNING;
     on_exit(implicit_finalize, NULL);
@@ -214,7 +218,9 @@ void shmem_finalize(void)
         shmi_fatal("shmem_finalize: %d block%s of the symmetric heap %s damaged (see above): "
                    "fix the out-of-bounds writes", bad, bad > 1 ? "s" : "", bad > 1 ? "were" : "was");
     shmi_barrier_checked("shmem_finalize", SHMI_OP_FINALIZE, 0, 0, 0);
+    shmi_report_fini(); /* SHMEM_HEAP_REPORT, then the leak report */
     shmi_g.phase = SHMI_FINALIZED;
+    shmi_gpu_fini();
     shmi_tp_fini(&shmi_g.tp);
     shmi_alloc_destroy(shmi_g.alloc);
     shmi_g.alloc = NULL;
@@ -262,18 +268,6 @@ int shmem_n_pes(void)
 {
     shmi_check_running("shmem_n_pes");
     return shmi_g.npes;
-}
-
-int shmem_team_my_pe(shmem_team_t team)
-{
-    shmi_check_running("shmem_team_my_pe");
-    return team == SHMEM_TEAM_WORLD || team == SHMEM_TEAM_SHARED ? shmi_g.me : -1;
-}
-
-int shmem_team_n_pes(shmem_team_t team)
-{
-    shmi_check_running("shmem_team_n_pes");
-    return team == SHMEM_TEAM_WORLD || team == SHMEM_TEAM_SHARED ? shmi_g.npes : -1;
 }
 
 int shmem_pe_accessible(int pe)

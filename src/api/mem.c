@@ -22,7 +22,9 @@
  * calloc: pages never handed out are still the memfd's fresh zero pages, so
  * only the part of a block below the high-water mark (zero_hwm) is cleared. */
 #include "api/debug.h"
+#include "api/report.h"
 #include "api/state.h"
+#include "api/mem_device.h" /* GPU heap dispatch (issue 7) */
 #include "util/err.h"
 
 #include <shmem.h>
@@ -113,6 +115,14 @@ static void quar_release(const char *fn)
     shmi_alloc_free(shmi_g.alloc, off);
 }
 
+/* For reports: a quarantined block is free as far as the user knows. */
+int shmi_mem_quarantined(size_t off)
+{
+    for (int i = 0; i < quar_len; i++)
+        if (quar[(quar_head + i) % QUAR_MAX] == off) return 1;
+    return 0;
+}
+
 static void quar_flush(const char *fn)
 {
     while (quar_len) quar_release(fn);
@@ -174,7 +184,9 @@ static void *sym_alloc(const char *fn, enum shmi_coll_op op, size_t size, size_t
 void *shmem_malloc(size_t size)
 {
     shmi_check_running("shmem_malloc");
+    shmi_report_poll();
     if (size == 0) return NULL;
+    if (shmi_gpu_default()) return shmi_gpu_malloc("shmem_malloc", size, 0);
     return sym_alloc("shmem_malloc", SHMI_OP_MALLOC, size, SHMI_ALLOC_MIN_ALIGN, size, 0, 0,
                      SHMI_CALLER());
 }
@@ -182,7 +194,10 @@ void *shmem_malloc(size_t size)
 void *shmem_malloc_with_hints(size_t size, long hints)
 {
     shmi_check_running("shmem_malloc_with_hints");
+    shmi_report_poll();
     if (size == 0) return NULL;
+    if (shmi_gpu_hinted("shmem_malloc_with_hints", hints))
+        return shmi_gpu_malloc("shmem_malloc_with_hints", size, hints);
     /* Hints are advice; with load/store on one node all memory suits atomics and
      * signals equally, so every hint gives the same kind of block. */
     return sym_alloc("shmem_malloc_with_hints", SHMI_OP_HINTS, size, SHMI_ALLOC_MIN_ALIGN,
@@ -192,6 +207,7 @@ void *shmem_malloc_with_hints(size_t size, long hints)
 void *shmem_calloc(size_t count, size_t size)
 {
     shmi_check_running("shmem_calloc");
+    shmi_report_poll();
     if (count == 0 || size == 0) return NULL;
     if (count > SIZE_MAX / size) {
         /* Same on every PE, so every PE returns NULL without a barrier. */
@@ -200,6 +216,7 @@ void *shmem_calloc(size_t count, size_t size)
                           "returning NULL", count, size);
         return NULL;
     }
+    if (shmi_gpu_default()) return shmi_gpu_calloc("shmem_calloc", count, size);
     return sym_alloc("shmem_calloc", SHMI_OP_CALLOC, count * size, SHMI_ALLOC_MIN_ALIGN, count,
                      size, 1, SHMI_CALLER());
 }
@@ -207,6 +224,7 @@ void *shmem_calloc(size_t count, size_t size)
 void *shmem_align(size_t alignment, size_t size)
 {
     shmi_check_running("shmem_align");
+    shmi_report_poll();
     if (alignment == 0 || (alignment & (alignment - 1)))
         shmi_fatal("shmem_align(%zu, %zu): alignment %zu is not a power of two: use e.g. "
                    "64, 4096 or 2097152", alignment, size, alignment);
@@ -214,6 +232,7 @@ void *shmem_align(size_t alignment, size_t size)
         shmi_fatal("shmem_align(%zu, %zu): alignments above %zu (1 GiB) are not supported",
                    alignment, size, SHMI_HEAP_BASE_ALIGN);
     if (size == 0) return NULL;
+    if (shmi_gpu_default()) return shmi_gpu_align("shmem_align", alignment, size);
     return sym_alloc("shmem_align", SHMI_OP_ALIGN, size, alignment, alignment, size, 0,
                      SHMI_CALLER());
 }
@@ -264,7 +283,12 @@ static void check_guards(const char *fn, const struct shmi_ublock *ub)
 void shmem_free(void *ptr)
 {
     shmi_check_running("shmem_free");
+    shmi_report_poll();
     if (!ptr) return;
+    if (shmi_gpu_has(ptr)) {
+        shmi_gpu_free("shmem_free", ptr);
+        return;
+    }
     struct shmi_ublock ub;
     live_block("shmem_free", ptr, &ub);
     check_guards("shmem_free", &ub);
@@ -294,12 +318,14 @@ static int resize_block(const char *fn, struct shmi_ublock *ub, size_t size)
 void *shmem_realloc(void *ptr, size_t size)
 {
     shmi_check_running("shmem_realloc");
+    shmi_report_poll();
     if (!ptr) return sym_alloc("shmem_realloc", SHMI_OP_MALLOC, size, SHMI_ALLOC_MIN_ALIGN, size,
                                0, 0, SHMI_CALLER());
     if (size == 0) {
         shmem_free(ptr);
         return NULL;
     }
+    if (shmi_gpu_has(ptr)) return shmi_gpu_realloc("shmem_realloc", ptr, size);
     struct shmi_ublock ub;
     live_block("shmem_realloc", ptr, &ub);
     check_guards("shmem_realloc", &ub);
@@ -316,13 +342,15 @@ void *shmem_realloc(void *ptr, size_t size)
 void *shmem_ptr(const void *dest, int pe)
 {
     shmi_check_pe("shmem_ptr", pe);
+    if (shmi_gpu_has(dest)) return shmi_gpu_ptr("shmem_ptr", dest, 0, pe);
     return shmi_sym("shmem_ptr", "dest", dest, 0, pe);
 }
 
 int shmem_addr_accessible(const void *addr, int pe)
 {
     shmi_check_running("shmem_addr_accessible");
-    return (unsigned)pe < (unsigned)shmi_g.npes && shmi_tp_seg_of(&shmi_g.tp, addr, 0) >= 0;
+    return (unsigned)pe < (unsigned)shmi_g.npes &&
+           (shmi_tp_seg_of(&shmi_g.tp, addr, 0) >= 0 || shmi_gpu_has(addr));
 }
 
 int shmemx_heap_info(shmemx_heap_info_t *info)

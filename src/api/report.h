@@ -15,9 +15,11 @@
  *
  * Blocks in the SHMEM_CHECKS=full quarantine (freed, poisoned, not yet
  * reusable) are shown as free ranges, as shmemx_heap_info counts them, and
- * are never leaks.  Blocks from an interned site whose operation name starts
- * with "shmi_" are the library's own, not the program's: they are drawn but
- * never reported as leaks. */
+ * are never leaks: mem.c tells which with shmi_mem_quarantined(off) (1 when
+ * the live allocator block at off is quarantined), declared weak in report.c
+ * so that nothing breaks before mem.c defines it.  Blocks from an interned
+ * site whose operation name starts with "shmi_" are the library's own, not
+ * the program's: they are drawn but never reported as leaks. */
 #ifndef SHMI_REPORT_H
 #define SHMI_REPORT_H
 
@@ -93,6 +95,7 @@ struct shmi_rep {
     size_t quar_blocks, quar_bytes;
     size_t allocs, frees;
     size_t top;              /* end offset of the last live block (0 if none) */
+    size_t holes, hole_bytes; /* free ranges (and quarantine) below top */
     double frag;             /* 1 - largest_free / free */
     struct shmi_rep_seg *seg;
     size_t nseg;

@@ -8,6 +8,8 @@
  * names), which turns the PE number into a world PE (ctx.h). */
 #include "api/ctx.h"
 
+#include "api/mem_device.h" /* GPU memory goes to the copy engines (issue 7) */
+
 #include <string.h>
 
 static size_t bytes(const char *fn, size_t nelems, size_t elem)
@@ -18,22 +20,33 @@ static size_t bytes(const char *fn, size_t nelems, size_t elem)
     return nelems * elem;
 }
 
-size_t shmi_put_raw(const char *fn, void *dest, const void *src, size_t nelems, size_t elem,
-                    int wpe)
+static size_t put_raw(const char *fn, void *dest, const void *src, size_t nelems, size_t elem,
+                      int wpe)
 {
     size_t n = bytes(fn, nelems, elem);
     if (n == 0) return 0;
+    if (shmi_gpu_has(dest) || shmi_gpu_has(src)) {
+        shmi_gpu_put(fn, dest, src, n, wpe);
+        return n;
+    }
     void *d = shmi_sym(fn, "dest", dest, n, wpe);
     if (wpe == shmi_g.me) memmove(d, src, n);
     else memcpy(d, src, n);
     return n;
 }
 
+/* For put-with-signal (signal.c); puts here inline put_raw. */
+size_t shmi_put_raw(const char *fn, void *dest, const void *src, size_t nelems, size_t elem,
+                    int wpe)
+{
+    return put_raw(fn, dest, src, nelems, elem, wpe);
+}
+
 static void put(const char *fn, shmem_ctx_t ctx, void *dest, const void *src, size_t nelems,
                 size_t elem, int pe)
 {
     int wpe = shmi_ctx_pe(fn, ctx, pe);
-    if (shmi_put_raw(fn, dest, src, nelems, elem, wpe)) shmi_ring(&shmi_ctl_of(wpe)->bell);
+    if (put_raw(fn, dest, src, nelems, elem, wpe)) shmi_ring(&shmi_ctl_of(wpe)->bell);
 }
 
 static void get(const char *fn, shmem_ctx_t ctx, void *dest, const void *src, size_t nelems,
@@ -42,25 +55,35 @@ static void get(const char *fn, shmem_ctx_t ctx, void *dest, const void *src, si
     int wpe = shmi_ctx_pe(fn, ctx, pe);
     size_t n = bytes(fn, nelems, elem);
     if (n == 0) return;
+    if (shmi_gpu_has(src) || shmi_gpu_has(dest)) {
+        shmi_gpu_get(fn, dest, src, n, wpe);
+        return;
+    }
     const void *s = shmi_sym(fn, "source", src, n, wpe);
     if (wpe == shmi_g.me) memmove(dest, s, n);
     else memcpy(dest, s, n);
 }
 
 /* Block-strided: block b (bsize elements) goes from source + b*sst elements
- * to dest + b*dst elements; strides >= bsize, so blocks never overlap.
- * iput/iget are bsize 1.  The whole span on the symmetric side is checked
- * once. */
+ * to dest + b*dst elements; strides >= bsize, so blocks never overlap (not
+ * checked for a single block, where strides do not matter).  iput/iget are
+ * bsize 1.  The whole span on the symmetric side is checked once. */
 static void blocks(const char *fn, shmem_ctx_t ctx, char *dest, const char *src, ptrdiff_t dst,
                    ptrdiff_t sst, size_t bsize, size_t nblocks, size_t elem, int pe, int is_put)
 {
     int wpe = shmi_ctx_pe(fn, ctx, pe);
     if (nblocks == 0 || bsize == 0) return;
-    if (bsize > (size_t)PTRDIFF_MAX || dst < (ptrdiff_t)bsize || sst < (ptrdiff_t)bsize)
+    if (bsize > (size_t)PTRDIFF_MAX ||
+        (nblocks > 1 && (dst < (ptrdiff_t)bsize || sst < (ptrdiff_t)bsize)))
         shmi_fatal("%s: strides dst=%td sst=%td must be >= %s%zu", fn, dst, sst,
                    bsize > 1 ? "the block size bsize=" : "", bsize);
     size_t sym_stride = (size_t)(is_put ? dst : sst);
     size_t span = bytes(fn, bytes(fn, nblocks - 1, sym_stride) + bsize, elem);
+    if (shmi_gpu_has(dest) || shmi_gpu_has(src)) {
+        shmi_gpu_blocks(fn, dest, src, (size_t)dst * elem, (size_t)sst * elem, bsize * elem,
+                        nblocks, wpe, is_put);
+        return;
+    }
     char *sym = shmi_sym(fn, is_put ? "dest" : "source", is_put ? dest : src, span, wpe);
     char *d = is_put ? sym : dest;
     const char *s = is_put ? src : sym;

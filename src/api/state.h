@@ -34,7 +34,11 @@ enum shmi_coll_op {
     /* teams and team collectives (team.c, coll.c, reduce.c) */
     SHMI_OP_TEAM_SPLIT, SHMI_OP_TEAM_SPLIT_2D, SHMI_OP_TEAM_DESTROY, SHMI_OP_BROADCAST,
     SHMI_OP_COLLECT, SHMI_OP_FCOLLECT, SHMI_OP_ALLTOALL, SHMI_OP_ALLTOALLS, SHMI_OP_REDUCE,
-    SHMI_OP_SCAN, SHMI_OP_COUNT
+    SHMI_OP_SCAN,
+    /* GPU heap (mem_device.c, issue 7); args as the host ops, offsets from gpu.base */
+    SHMI_OP_GPU_INIT, SHMI_OP_GPU_MALLOC, SHMI_OP_GPU_CALLOC, SHMI_OP_GPU_ALIGN,
+    SHMI_OP_GPU_REALLOC, SHMI_OP_GPU_FREE,
+    SHMI_OP_COUNT
 };
 
 #define SHMI_TEAM_MAX 128  /* teams alive at once on a PE, world and shared included */
@@ -57,6 +61,7 @@ struct shmi_ctl {
     struct shmi_bell bell;
     _Alignas(64) struct shmi_blocked {   /* what this PE sleeps in (watchdog) */
         uint32_t active;                 /* threads of this PE asleep in a wait */
+        uint32_t gen;                    /* seqlock over cmp..what: odd while written */
         int32_t cmp;                     /* comparison, or -1 */
         uint64_t addr, want, seq;        /* waited-on address, value, collective # */
         double since;                    /* CLOCK_MONOTONIC seconds */
@@ -83,6 +88,10 @@ struct shmi_state {
     char *user_base;           /* first byte the allocator hands out */
     size_t user_size;
     size_t zero_hwm;           /* allocator offsets >= this were never handed out */
+    struct {                   /* GPU heap (mem_device.h): [base, base+size) */
+        uintptr_t base;        /* is GPU memory; 0/0 while there is none */
+        size_t size;
+    } gpu;
 };
 extern struct shmi_state shmi_g;
 

@@ -1,17 +1,23 @@
-/* sync.c - barriers, checked collectives, ordering, point-to-point waits.
+/* sync.c - barriers, checked collectives, ordering (point-to-point waits:
+ * wait.c).
  *
- * Barrier: dissemination (ceil(log2 n) rounds, any n).  In round r, PE i
- * writes the barrier's epoch into PE (i + 2^r) % n's flag r and waits until
- * its own flag r has reached the epoch.  Epochs only grow, so a partner that
- * already raced into the next barrier (epoch + 1) still satisfies ">= epoch";
- * flags never need resetting.
+ * Barrier: dissemination over a team's members (ceil(log2 n) rounds, any n,
+ * any stride; team.h).  In round r, team rank i writes the barrier's epoch
+ * into rank (i + 2^r) % n's flag r of the team's slot and waits until its own
+ * flag r has reached the epoch.  Epochs only grow while the team lives, so a
+ * partner that already raced into the next barrier (epoch + 1) still
+ * satisfies ">= epoch"; flags never need resetting (shmem_team_destroy clears
+ * the slot for the next team).  shmi_barrier is this on SHMEM_TEAM_WORLD.
  *
- * Checked collectives: before the barrier each PE publishes a signature
- * (sequence number, operation, arguments, result) in its control block, slot
- * seq % 2; after it, every PE compares its own with PE 0's.  PE 0 cannot
- * overwrite that slot before everybody read it: that needs the next checked
- * collective's barrier, which waits for us.  Cost: one remote read. */
-#include "api/state.h"
+ * Checked collectives: before the barrier each member publishes a signature
+ * (sequence number, operation, arguments, result) in its team slot, buffer
+ * seq % 2; after it, every member compares its own with team rank 0's.  Rank
+ * 0 cannot overwrite that buffer before everybody read it: that needs the
+ * next checked collective's barrier, which waits for us.  Cost: one remote
+ * read; SHMEM_CHECKS=off skips the comparison. */
+#include "api/report.h"
+#include "api/debug.h"
+#include "api/team.h"
 
 #include <shmem.h>
 
@@ -29,23 +35,27 @@ static int flag_ready(const void *arg)
     return __atomic_load_n(w->flag, __ATOMIC_ACQUIRE) >= w->want;
 }
 
-void shmi_barrier(void)
+void shmi_team_barrier(struct shmem_team_s *t)
 {
-    uint64_t e = ++shmi_g.bar_epoch;
-    int n = shmi_g.npes, me = shmi_g.me;
+    uint64_t e = ++t->epoch;
+    int n = t->size, me = t->rank, slot = t->slot;
+    struct shmi_tsync *mine = &shmi_g.ctl->team[slot];
     for (int r = 0, dist = 1; dist < n; r++, dist <<= 1) {
-        struct shmi_ctl *peer = shmi_ctl_of((me + dist) % n);
-        __atomic_store_n(&peer->bar[r].epoch, e, __ATOMIC_RELEASE);
+        struct shmi_ctl *peer = shmi_ctl_of(shmi_team_pe(t, (me + dist) % n));
+        __atomic_store_n(&peer->team[slot].bar[r].epoch, e, __ATOMIC_RELEASE);
         shmi_ring(&peer->bell);
-        struct flag_wait w = { &shmi_g.ctl->bar[r].epoch, e };
+        struct flag_wait w = { &mine->bar[r].epoch, e };
         if (!flag_ready(&w)) {
-            struct shmi_wait_desc d = { "a barrier (barrier_all, sync or a collective)", NULL,
-                                        -1, 0, e };
+            struct shmi_wait_desc d = { slot ? "a team barrier (team_sync or a team collective)"
+                                             : "a barrier (barrier_all, sync or a collective)",
+                                        NULL, -1, 0, e };
             shmi_wait_cur = &d;
             shmi_wait(&shmi_g.ctl->bell, flag_ready, &w);
         }
     }
 }
+
+void shmi_barrier(void) { shmi_team_barrier(SHMEM_TEAM_WORLD); }
 
 static const char *op_name[SHMI_OP_COUNT] = {
     [SHMI_OP_NONE] = "(no checked collective yet)",
@@ -53,11 +63,26 @@ static const char *op_name[SHMI_OP_COUNT] = {
     [SHMI_OP_ALIGN] = "shmem_align", [SHMI_OP_REALLOC] = "shmem_realloc",
     [SHMI_OP_FREE] = "shmem_free", [SHMI_OP_HINTS] = "shmem_malloc_with_hints",
     [SHMI_OP_FINALIZE] = "shmem_finalize",
+    [SHMI_OP_TEAM_SPLIT] = "shmem_team_split_strided",
+    [SHMI_OP_TEAM_SPLIT_2D] = "shmem_team_split_2d",
+    [SHMI_OP_TEAM_DESTROY] = "shmem_team_destroy", [SHMI_OP_BROADCAST] = "shmem_broadcast",
+    [SHMI_OP_COLLECT] = "shmem_collect", [SHMI_OP_FCOLLECT] = "shmem_fcollect",
+    [SHMI_OP_ALLTOALL] = "shmem_alltoall", [SHMI_OP_ALLTOALLS] = "shmem_alltoalls",
+    [SHMI_OP_REDUCE] = "shmem_reduce", [SHMI_OP_SCAN] = "shmem_scan",
+    [SHMI_OP_GPU_INIT] = "GPU heap set-up (first GPU allocation)",
+    [SHMI_OP_GPU_MALLOC] = "GPU malloc", [SHMI_OP_GPU_CALLOC] = "GPU calloc",
+    [SHMI_OP_GPU_ALIGN] = "GPU align", [SHMI_OP_GPU_REALLOC] = "GPU realloc",
+    [SHMI_OP_GPU_FREE] = "GPU free",
 };
+
+const char *shmi_op_name(enum shmi_coll_op op)
+{
+    return op < SHMI_OP_COUNT && op_name[op] ? op_name[op] : "?";
+}
 
 static void describe(const struct shmi_sig *s, char *buf, size_t len)
 {
-    const char *name = s->op < SHMI_OP_COUNT ? op_name[s->op] : "?";
+    const char *name = shmi_op_name(s->op);
     const char *off = shmi_g.user_base;
     switch (s->op) {
     case SHMI_OP_MALLOC:
@@ -74,38 +99,69 @@ static void describe(const struct shmi_sig *s, char *buf, size_t len)
     case SHMI_OP_FREE:
         snprintf(buf, len, "%s(%p)", name, (void *)(off + s->arg[0]));
         break;
+    case SHMI_OP_GPU_INIT:
+        snprintf(buf, len, "%s", name);
+        break;
+    case SHMI_OP_GPU_MALLOC: case SHMI_OP_GPU_CALLOC: case SHMI_OP_GPU_ALIGN:
+        snprintf(buf, len, "%s(%lu, %lu)", name, (unsigned long)s->arg[0],
+                 (unsigned long)s->arg[1]);
+        break;
+    case SHMI_OP_GPU_REALLOC:
+        snprintf(buf, len, "%s(%p, %lu)", name, (void *)(shmi_g.gpu.base + s->arg[0]),
+                 (unsigned long)s->arg[1]);
+        break;
+    case SHMI_OP_GPU_FREE:
+        snprintf(buf, len, "%s(%p)", name, (void *)(shmi_g.gpu.base + s->arg[0]));
+        break;
     default:
-        snprintf(buf, len, "%s()", name);
+        if (s->op >= SHMI_OP_TEAM_SPLIT && s->op <= SHMI_OP_SCAN) shmi_coll_describe(s, buf, len);
+        else snprintf(buf, len, "%s()", name);
     }
     size_t n = strlen(buf);
     snprintf(buf + n, len - n, " [collective call #%lu]", (unsigned long)s->seq);
 }
 
-void shmi_barrier_checked(const char *fn, enum shmi_coll_op op, uint64_t a0, uint64_t a1,
-                          uint64_t a2)
+static void check_sig(const struct shmem_team_s *t, const char *fn, const struct shmi_sig *mine)
 {
-    uint64_t seq = ++shmi_g.coll_seq;
-    struct shmi_sig *mine = &shmi_g.ctl->sig[seq & 1];
-    *mine = (struct shmi_sig){ seq, op, 0, { a0, a1, a2 } };
-    shmi_quiet();
-    shmi_barrier();
-    if (shmi_g.me == 0) return;
     struct shmi_sig theirs;
-    memcpy(&theirs, &shmi_ctl_of(0)->sig[seq & 1], sizeof theirs);
+    memcpy(&theirs, &shmi_team_sync_of(t, 0)->sig[mine->seq & 1], sizeof theirs);
     if (theirs.seq == mine->seq && theirs.op == mine->op &&
         !memcmp(theirs.arg, mine->arg, sizeof mine->arg))
         return;
-    char a[160], b[160];
+    char a[200], b[200];
     describe(mine, a, sizeof a);
     describe(&theirs, b, sizeof b);
+    int pe0 = shmi_team_pe(t, 0);
+    const char *who = t == SHMEM_TEAM_WORLD ? "" : " (rank 0 of the team)";
     if (theirs.seq != mine->seq) {
-        shmi_fatal("%s: collective mismatch: this PE is in %s but PE 0 is not in the same "
+        shmi_fatal("%s: collective mismatch: this PE is in %s but PE %d%s is not in the same "
                    "collective (its last checked one is %s): every PE must make the same "
-                   "collective calls in the same order", fn, a, b);
+                   "collective calls in the same order", fn, a, pe0, who, b);
     }
-    shmi_fatal("%s: collective mismatch: this PE called %s, PE 0 called %s: every PE must "
-               "call collectives with the same arguments%s", fn, a, b,
-               op == SHMI_OP_FREE || op == SHMI_OP_REALLOC ? " (free the same pointer)" : "");
+    shmi_fatal("%s: collective mismatch: this PE called %s, PE %d%s called %s: every PE must "
+               "call collectives with the same arguments%s", fn, a, pe0, who, b,
+               mine->op == SHMI_OP_FREE || mine->op == SHMI_OP_REALLOC
+                   ? " (free the same pointer)" : "");
+}
+
+uint64_t shmi_team_enter(struct shmem_team_s *t, const char *fn, enum shmi_coll_op op,
+                         uint64_t a0, uint64_t a1, uint64_t a2, const uint64_t *pub, int npub)
+{
+    uint64_t seq = ++t->seq;
+    struct shmi_tsync *s = &shmi_g.ctl->team[t->slot];
+    struct shmi_sig *mine = &s->sig[seq & 1];
+    *mine = (struct shmi_sig){ seq, op, 0, { a0, a1, a2 } };
+    for (int i = 0; i < npub; i++) s->pub[seq & 1][i] = pub[i];
+    shmi_quiet();
+    shmi_team_barrier(t);
+    if (t->rank != 0 && shmi_checks != SHMI_CHECKS_OFF) check_sig(t, fn, mine);
+    return seq;
+}
+
+void shmi_barrier_checked(const char *fn, enum shmi_coll_op op, uint64_t a0, uint64_t a1,
+                          uint64_t a2)
+{
+    shmi_team_enter(SHMEM_TEAM_WORLD, fn, op, a0, a1, a2, NULL, 0);
 }
 
 void shmi_quiet(void) { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
@@ -126,6 +182,7 @@ void shmem_fence(void)
 void shmem_barrier_all(void)
 {
     shmi_check_running("shmem_barrier_all");
+    shmi_report_poll();
     shmi_quiet();
     shmi_barrier();
 }
@@ -133,96 +190,6 @@ void shmem_barrier_all(void)
 void shmem_sync_all(void)
 {
     shmi_check_running("shmem_sync_all");
+    shmi_report_poll();
     shmi_barrier();
 }
-
-int shmem_team_sync(shmem_team_t team)
-{
-    shmi_check_running("shmem_team_sync");
-    if (team != SHMEM_TEAM_WORLD && team != SHMEM_TEAM_SHARED) {
-        if (team == SHMEM_TEAM_INVALID) return -1;
-        shmi_fatal("shmem_team_sync: team=%p is not a valid team handle", (void *)team);
-    }
-    shmi_barrier();
-    return 0;
-}
-
-/* ---- Point-to-point synchronization, generated from the type table ------- */
-
-struct cmp_wait {
-    const void *ivar;
-    size_t size;
-    int is_signed, cmp;
-    uint64_t value;
-};
-
-static uint64_t load_bits(const void *p, size_t size, int is_signed)
-{
-    switch (size) {
-    case 1: { uint8_t v = __atomic_load_n((const uint8_t *)p, __ATOMIC_ACQUIRE);
-              return is_signed ? (uint64_t)(int64_t)(int8_t)v : v; }
-    case 2: { uint16_t v = __atomic_load_n((const uint16_t *)p, __ATOMIC_ACQUIRE);
-              return is_signed ? (uint64_t)(int64_t)(int16_t)v : v; }
-    case 4: { uint32_t v = __atomic_load_n((const uint32_t *)p, __ATOMIC_ACQUIRE);
-              return is_signed ? (uint64_t)(int64_t)(int32_t)v : v; }
-    default: return __atomic_load_n((const uint64_t *)p, __ATOMIC_ACQUIRE);
-    }
-}
-
-static int cmp_ready(const void *arg)
-{
-    const struct cmp_wait *w = arg;
-    uint64_t v = load_bits(w->ivar, w->size, w->is_signed), x = w->value;
-    int lt = w->is_signed ? (int64_t)v < (int64_t)x : v < x;
-    switch (w->cmp) {
-    case SHMEM_CMP_EQ: return v == x;
-    case SHMEM_CMP_NE: return v != x;
-    case SHMEM_CMP_GT: return !lt && v != x;
-    case SHMEM_CMP_GE: return !lt;
-    case SHMEM_CMP_LT: return lt;
-    default: return lt || v == x; /* LE */
-    }
-}
-
-static void cmp_setup(const char *fn, struct cmp_wait *w, const void *ivar, size_t size,
-                      int is_signed, int cmp, uint64_t value)
-{
-    shmi_check_running(fn);
-    shmi_sym(fn, "ivar", ivar, size, shmi_g.me);
-    if (cmp < SHMEM_CMP_EQ || cmp > SHMEM_CMP_LE)
-        shmi_fatal("%s: cmp=%d is not a comparison: use SHMEM_CMP_EQ, _NE, _GT, _GE, _LT "
-                   "or _LE", fn, cmp);
-    if ((uintptr_t)ivar % size)
-        shmi_fatal("%s: ivar=%p is not aligned to its %zu-byte type", fn, ivar, size);
-    *w = (struct cmp_wait){ ivar, size, is_signed, cmp, value };
-}
-
-static void shmi_wait_until(const char *fn, const void *ivar, size_t size, int is_signed, int cmp,
-                     uint64_t value)
-{
-    struct cmp_wait w;
-    cmp_setup(fn, &w, ivar, size, is_signed, cmp, value);
-    if (!cmp_ready(&w)) {
-        struct shmi_wait_desc d = { fn, ivar, cmp, value, 0 };
-        shmi_wait_cur = &d;
-        shmi_wait(&shmi_g.ctl->bell, cmp_ready, &w);
-    }
-}
-
-static int shmi_test(const char *fn, const void *ivar, size_t size, int is_signed, int cmp,
-              uint64_t value)
-{
-    struct cmp_wait w;
-    cmp_setup(fn, &w, ivar, size, is_signed, cmp, value);
-    return cmp_ready(&w);
-}
-
-#define SHMI_SIGNED(T) (!((T)-1 > (T)0))
-#define SHMI_BITS(T, v) (SHMI_SIGNED(T) ? (uint64_t)(int64_t)(v) : (uint64_t)(v))
-#define SHMI_DEF_SYNC(N, T, A, B, S, G)                                                 \
-    SHMI_WHEN_##S##_SYNC(                                                               \
-    void shmem_##N##_wait_until(T *ivar, int cmp, T value)                              \
-    { shmi_wait_until(__func__, ivar, sizeof(T), SHMI_SIGNED(T), cmp, SHMI_BITS(T, value)); } \
-    int shmem_##N##_test(T *ivar, int cmp, T value)                                     \
-    { return shmi_test(__func__, ivar, sizeof(T), SHMI_SIGNED(T), cmp, SHMI_BITS(T, value)); })
-SHMEM_TYPE_TABLE(SHMI_DEF_SYNC)

@@ -34,36 +34,76 @@ static const char *cmp_name(int cmp)
     return cmp >= 0 && cmp <= 5 ? names[cmp] : "?";
 }
 
+/* Several threads of one PE may sleep at once (SHMEM_THREAD_MULTIPLE):
+ * active counts them, and the description is a seqlock: one thread at a
+ * time writes it (gen odd meanwhile), any thread or peer reads it and
+ * retries when gen moved.  The fields are relaxed atomics ordered by gen, so
+ * no access is a data race. */
+static _Thread_local int counted;
+
 static void publish(void)
 {
     struct shmi_blocked *b = &shmi_g.ctl->blocked;
     const struct shmi_wait_desc *d = shmi_wait_cur;
-    snprintf(b->what, sizeof b->what, "%s", d && d->what ? d->what : "a symheap wait");
-    b->addr = d ? (uint64_t)(uintptr_t)d->addr : 0;
-    b->cmp = d ? d->cmp : -1;
-    b->want = d ? d->want : 0;
-    b->seq = d ? d->seq : 0;
-    b->since = now_s();
-    __atomic_store_n(&b->active, 1, __ATOMIC_RELEASE);
+    char what[sizeof b->what];
+    snprintf(what, sizeof what, "%s", d && d->what ? d->what : "a symheap wait");
+    double since = now_s();
+    uint32_t g = __atomic_load_n(&b->gen, __ATOMIC_RELAXED) & ~1u;
+    while (!__atomic_compare_exchange_n(&b->gen, &g, g + 1, 0, __ATOMIC_ACQUIRE,
+                                        __ATOMIC_RELAXED))
+        g &= ~1u; /* another thread is writing: wait for an even gen */
+    for (size_t i = 0; i < sizeof what; i++) __atomic_store_n(&b->what[i], what[i], __ATOMIC_RELAXED);
+    __atomic_store_n(&b->addr, d ? (uint64_t)(uintptr_t)d->addr : 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&b->cmp, d ? d->cmp : -1, __ATOMIC_RELAXED);
+    __atomic_store_n(&b->want, d ? d->want : 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&b->seq, d ? d->seq : 0, __ATOMIC_RELAXED);
+    __atomic_store(&b->since, &since, __ATOMIC_RELAXED);
+    __atomic_store_n(&b->gen, g + 2, __ATOMIC_RELEASE);
+    __atomic_fetch_add(&b->active, 1, __ATOMIC_RELEASE);
+    counted = 1;
+}
+
+/* A consistent copy of pe's description, or 0 if a writer kept it busy
+ * (bounded: this also runs in a signal handler that may have interrupted
+ * the writer). */
+static int snapshot(int pe, struct shmi_blocked *o)
+{
+    const struct shmi_blocked *b = &shmi_ctl_of(pe)->blocked;
+    for (int tries = 0; tries < 1000; tries++) {
+        uint32_t g = __atomic_load_n(&b->gen, __ATOMIC_ACQUIRE);
+        if (g & 1) continue;
+        for (size_t i = 0; i < sizeof o->what; i++) o->what[i] = __atomic_load_n(&b->what[i], __ATOMIC_RELAXED);
+        o->addr = __atomic_load_n(&b->addr, __ATOMIC_RELAXED);
+        o->cmp = __atomic_load_n(&b->cmp, __ATOMIC_RELAXED);
+        o->want = __atomic_load_n(&b->want, __ATOMIC_RELAXED);
+        o->seq = __atomic_load_n(&b->seq, __ATOMIC_RELAXED);
+        __atomic_load(&b->since, &o->since, __ATOMIC_RELAXED);
+        __atomic_thread_fence(__ATOMIC_ACQUIRE);
+        if (__atomic_load_n(&b->gen, __ATOMIC_RELAXED) == g) return 1;
+    }
+    return 0;
 }
 
 static void describe_pe(int pe, double now)
 {
-    const struct shmi_blocked *b = &shmi_ctl_of(pe)->blocked;
-    if (!__atomic_load_n(&b->active, __ATOMIC_ACQUIRE)) {
+    struct shmi_blocked b;
+    if (!__atomic_load_n(&shmi_ctl_of(pe)->blocked.active, __ATOMIC_ACQUIRE)) {
         shmi_log_error("watchdog:   PE %d: not waiting in symheap (computing, or blocked "
                        "outside symheap)", pe);
         return;
     }
-    char what[48], extra[128] = "";
-    memcpy(what, b->what, sizeof what);
-    what[sizeof what - 1] = 0;
-    if (b->addr && b->cmp >= 0)
-        snprintf(extra, sizeof extra, " on %p %s %lld", (void *)(uintptr_t)b->addr,
-                 cmp_name(b->cmp), (long long)b->want);
-    else if (b->seq)
-        snprintf(extra, sizeof extra, " (#%llu)", (unsigned long long)b->seq);
-    shmi_log_error("watchdog:   PE %d: in %s%s for %.0f s", pe, what, extra, now - b->since);
+    if (!snapshot(pe, &b)) {
+        shmi_log_error("watchdog:   PE %d: waiting (its description is being updated)", pe);
+        return;
+    }
+    char extra[128] = "";
+    b.what[sizeof b.what - 1] = 0;
+    if (b.addr && b.cmp >= 0)
+        snprintf(extra, sizeof extra, " on %p %s %lld", (void *)(uintptr_t)b.addr,
+                 cmp_name(b.cmp), (long long)b.want);
+    else if (b.seq)
+        snprintf(extra, sizeof extra, " (#%llu)", (unsigned long long)b.seq);
+    shmi_log_error("watchdog:   PE %d: in %s%s for %.0f s", pe, b.what, extra, now - b.since);
 }
 
 static void report(double waited)
@@ -87,7 +127,8 @@ static void hook(int event, double waited)
         publish();
         reported = 0;
     } else if (event == SHMI_WAIT_DONE) {
-        __atomic_store_n(&shmi_g.ctl->blocked.active, 0, __ATOMIC_RELEASE);
+        if (counted) __atomic_fetch_sub(&shmi_g.ctl->blocked.active, 1, __ATOMIC_RELEASE);
+        counted = 0;
     } else if (!reported && shmi_g.env.WATCHDOG && waited >= (double)shmi_g.env.WATCHDOG) {
         reported = 1;
         /* one report for the job: the first PE to claim it prints for all */

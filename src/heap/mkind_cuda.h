@@ -76,5 +76,7 @@ int shmi_cuda_zero(void *dst, size_t n);
 int shmi_cuda_copy_async(void *dst, const void *src, size_t n, void *stream);
 int shmi_cuda_stream_sync(void *stream);
 int shmi_cuda_device_sync(void);
+/* Free and total memory of our GPU now (cuMemGetInfo). */
+int shmi_cuda_meminfo(size_t *free_bytes, size_t *total_bytes);
 
 #endif

@@ -52,7 +52,23 @@
     X(SELFTEST,       bool, "0",                                                 \
       "Run the brief's manual checks automatically at init and at every "        \
       "allocation: same address on every PE, write-then-read through put/get "   \
-      "and shmem_ptr, guard zones intact (symrun --check sets it).")
+      "and shmem_ptr, guard zones intact (symrun --check sets it).")             \
+    X(GPU,            bool, "1",                                                 \
+      "Use a GPU when symheap was built with CUDA and one is present (docs/"     \
+      "gpu.md): the GPU heap is set up at shmem_init in programs with CUDA code " \
+      "that includes nvshmem.h, else at the first GPU allocation. 0: never "     \
+      "touch the GPU; nvshmem_malloc then gives host memory.")                   \
+    X(GPU_HEAP_SIZE,  size, "16G",                                               \
+      "GPU symmetric heap size per PE: GPU addresses reserved at one address on " \
+      "every PE (and one slot per peer). GPU memory is only taken, in chunks, "  \
+      "as allocations need it.")                                                 \
+    X(GPU_CHUNK,      size, "256M",                                              \
+      "Smallest step by which the GPU heap takes GPU memory (one allocation per " \
+      "PE, mapped by every peer); kept until exit.")                             \
+    X(MALLOC_GPU,     bool, "0",                                                 \
+      "1: shmem_malloc, shmem_calloc and shmem_align give GPU memory (as the "   \
+      "SHMEMX_MALLOC_DEVICE hint does), and so does nvshmem_malloc in programs " \
+      "without CUDA code.")
 
 struct shmi_env {
 #define SHMI_ENV_FIELD_size(name) size_t name;

@@ -227,7 +227,8 @@ case_abort() {
 case_crash() {
     new_mark
     # a sanitizer build must let the SIGSEGV kill the PE, as it would without
-    ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}handle_segv=0 run 139 -n 4 "$PROG" segv "$MARK"
+    ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}handle_segv=0 \
+    TSAN_OPTIONS=${TSAN_OPTIONS:+$TSAN_OPTIONS:}handle_segv=0 run 139 -n 4 "$PROG" segv "$MARK"
     expect_line "PE 3 (pid [0-9]*) was killed by signal 11 (SIGSEGV, Segmentation fault.*); ending the other 3 PEs"
     expect_fast "segv"
     new_mark

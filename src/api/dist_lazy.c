@@ -1,0 +1,486 @@
+/* dist_lazy.c - strategy 4 of the brief (§4.3): lazy initialization.  A
+ * block of a lazy array is filled by the user's function the first time it
+ * is touched, through the pointer, on any PE; a block nobody touched costs
+ * no memory.
+ *
+ * How: every PE's copy lives in the symmetric heap (memfd pages), and each
+ * process sees every copy through its own mapping ("view"): its own at the
+ * symmetric address, each peer's at base + delta[p].  At creation every PE
+ * punches out the pages of its copy (MADV_REMOVE: no memory, reads as zero)
+ * and makes ALL its views PROT_NONE, its own and its peers'.  So any first
+ * access - a load or store on the owner, a peer's shmem_getmem/putmem/atomic
+ * (memcpy/CPU atomics on its view of the owner), a load through shmem_ptr -
+ * faults in the accessing process.  The SIGSEGV handler finds the array and
+ * the owner from the address and:
+ *   1. claims the block in the OWNER's state word (symmetric, one per block:
+ *      EMPTY -> FILLING(tid) by compare-and-swap; one filler per block across
+ *      all PEs and threads; others wait until READY);
+ *   2. the winner runs fill(global index, owner) into a second, writable
+ *      mapping of that copy (mremap(view, 0, len): same pages), so no thread
+ *      ever sees a half-filled block through the protected view;
+ *   3. publishes READY (release) and makes the faulting view's block
+ *      read-write; the access is restarted and succeeds.
+ * Each (process, view, block) faults at most once; later faults on a READY
+ * block only unprotect that view.
+ *
+ * Remote rule (issue 4): the PE that touches another PE's block first fills
+ * it in the owner's memory (fill-on-owner, done by the toucher: the owner is
+ * never interrupted, and f is deterministic in (index, pe, ctx)).  This keeps
+ * one copy, so later puts, atomics and the owner's own loads agree.  A
+ * reader that wants no memory committed on the owner uses shmemx_lazy_get
+ * (shmemx_dist_get does): a block that is not READY is computed into the
+ * reader's buffer (fill-on-read) and the owner's state is left alone.
+ *
+ * Signal safety: the handler uses only atomics, memcpy/memset, mprotect,
+ * gettid and sched_yield, plus the user's fill (documented: it must be
+ * async-signal-safe).  It is installed at the first lazy array with
+ * SA_NODEFER (a fill may touch another lazy block) and SA_ONSTACK, and a
+ * fault that is not ours goes to the previous handler, or (SIG_DFL) to the
+ * default action so that a real segfault still ends the process with
+ * SIGSEGV.  userfaultfd was not chosen: on memfd memory a peer's plain load
+ * of a hole would populate it with zeros without any fault on the owner, and
+ * unprivileged userfaultfd is often disabled. */
+#include "api/dist_impl.h"
+#include "api/state.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+enum { LAZY_EMPTY = 0, LAZY_READY = 1 }; /* else FILLING: filler's tid + 2 */
+#define LAZY_MAX 256                     /* live lazy arrays per program */
+
+struct shmi_lazy {
+    char *base;                         /* symmetric: our copy */
+    size_t len, block, nblocks;         /* bytes, bytes, count */
+    size_t nelems, elem;                /* elements per copy (largest part), bytes */
+    uint64_t *state;                    /* symmetric [nblocks] */
+    char **view;                        /* [npes] PE p's copy as mapped here */
+    uint64_t **pstate;                  /* [npes] PE p's state words as mapped here */
+    char **alias;                       /* [npes] writable second mapping of view[p] */
+    const struct shmemx_dist_s *dist;   /* local -> global index, or NULL */
+    shmemx_fill_t fill;
+    int npes, me;
+    uint64_t fills, faults, computed;   /* atomic counters */
+};
+
+static struct shmi_lazy *registry[LAZY_MAX]; /* read by the handler: atomics only */
+static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct sigaction prev_segv;
+static int handler_installed;
+
+/* ---- Filling ------------------------------------------------------------------ */
+
+/* Elements of PE p's copy that hold data (the rest of the copy, up to the
+ * largest part, is padding and stays zero). */
+static size_t data_elems(const struct shmi_lazy *lz, int p)
+{
+    return lz->dist ? shmi_dist_count(lz->dist, p) : lz->nelems;
+}
+
+/* Elements [e0, e1) of PE p's copy into out; with zero_tail, padding past
+ * p's element count is written as zeros (fresh pages already are). */
+static void fill_elems(const struct shmi_lazy *lz, int p, size_t e0, size_t e1, char *out,
+                       int zero_tail)
+{
+    size_t end = shmi_min(e1, data_elems(lz, p));
+    for (size_t l = e0; l < end;) {
+        size_t g = lz->dist ? shmi_dist_global(lz->dist, p, l) : l;
+        size_t len = lz->dist ? shmi_dist_runlen(lz->dist, p, l, end - l) : end - l;
+        shmi_fill_run(&lz->fill, out + (l - e0) * lz->elem, g, len, lz->elem, p);
+        l += len;
+    }
+    size_t z = end > e0 ? end : e0;
+    if (zero_tail && e1 > z) memset(out + (z - e0) * lz->elem, 0, (e1 - z) * lz->elem);
+}
+
+/* Map a block's pages in one system call instead of one fault per page
+ * (write: allocate them too).  Only an optimization: failure is harmless. */
+static void populate(char *p, size_t n, int write)
+{
+#ifdef MADV_POPULATE_WRITE
+    if (n > 4096) (void)madvise(p, n, write ? MADV_POPULATE_WRITE : MADV_POPULATE_READ);
+#else
+    (void)p, (void)n, (void)write;
+#endif
+}
+
+static uint64_t filler_tag(void) { return (uint64_t)syscall(SYS_gettid) + 2; }
+
+/* The handler may end the process only through here: shmi_fatal formats with
+ * vsnprintf, which is not on the async-signal-safe list, but with these
+ * formats it neither allocates nor locks, and we never return. */
+static _Noreturn void lazy_fatal_block(struct shmi_lazy *lz, int p, size_t k, const char *why)
+{
+    shmi_fatal("lazy fill of array %p, block %zu of PE %d's copy (at %p): %s",
+               (void *)lz->base, k, p, (void *)(lz->view[p] + k * lz->block), why);
+}
+
+/* Make block k of PE p's copy READY: fill it here if nobody has, else wait
+ * for whoever is filling it (another thread or PE). */
+static void block_ready(struct shmi_lazy *lz, int p, size_t k)
+{
+    uint64_t *st = &lz->pstate[p][k], mine = 0;
+    for (unsigned spins = 0;; spins++) {
+        uint64_t s = __atomic_load_n(st, __ATOMIC_ACQUIRE);
+        if (s == LAZY_READY) return;
+        if (!mine) mine = filler_tag();
+        if (s == LAZY_EMPTY) {
+            if (__atomic_compare_exchange_n(st, &s, mine, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+                size_t per = lz->block / lz->elem, e0 = k * per;
+                size_t e1 = shmi_min(e0 + per, data_elems(lz, p));
+                char *out = lz->alias[p] + k * lz->block;
+                if (e1 > e0) { /* a padding-only block stays a hole */
+                    populate(out, (e1 - e0) * lz->elem, 1);
+                    fill_elems(lz, p, e0, e1, out, 0);
+                }
+                __atomic_store_n(st, LAZY_READY, __ATOMIC_RELEASE);
+                __atomic_fetch_add(&lz->fills, 1, __ATOMIC_RELAXED);
+                return;
+            }
+            continue;
+        }
+        if (s == mine)
+            lazy_fatal_block(lz, p, k, "the fill function touched the block it is filling: "
+                                       "a lazy array's fill must not read the array itself");
+        if (spins > 64) sched_yield(); /* another thread or PE is filling it */
+    }
+}
+
+/* ---- The SIGSEGV handler -------------------------------------------------------------- */
+
+static int lazy_fault(uintptr_t a)
+{
+    for (int i = 0; i < LAZY_MAX; i++) {
+        struct shmi_lazy *lz = __atomic_load_n(&registry[i], __ATOMIC_ACQUIRE);
+        if (!lz) continue;
+        for (int p = 0; p < lz->npes; p++) {
+            uintptr_t off = a - (uintptr_t)lz->view[p];
+            if (off >= lz->len) continue;
+            size_t k = off / lz->block;
+            block_ready(lz, p, k);
+            char *blk = lz->view[p] + k * lz->block;
+            if (mprotect(blk, lz->block, PROT_READ | PROT_WRITE) != 0)
+                lazy_fatal_block(lz, p, k, errno == ENOMEM
+                    ? "mprotect: too many memory mappings (vm.max_map_count): use a larger "
+                      "block_bytes or raise vm.max_map_count"
+                    : "mprotect failed");
+            size_t data = data_elems(lz, p) * lz->elem, at = k * lz->block;
+            if (data > at) populate(blk, shmi_min(lz->block, data - at), 0);
+            __atomic_fetch_add(&lz->faults, 1, __ATOMIC_RELAXED);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* Not ours: the previous handler, or the default action (a real segfault
+ * still crashes with SIGSEGV and its usual status). */
+static void chain(int sig, siginfo_t *si, void *uc)
+{
+    if (prev_segv.sa_flags & SA_SIGINFO) {
+        prev_segv.sa_sigaction(sig, si, uc);
+        return;
+    }
+    if (prev_segv.sa_handler != SIG_DFL && prev_segv.sa_handler != SIG_IGN) {
+        prev_segv.sa_handler(sig);
+        return;
+    }
+    struct sigaction dfl;
+    memset(&dfl, 0, sizeof dfl);
+    dfl.sa_handler = SIG_DFL;
+    sigemptyset(&dfl.sa_mask);
+    sigaction(sig, &dfl, NULL);
+    if (si->si_code <= 0) raise(sig); /* sent by kill/raise: it will not recur by itself */
+    /* A fault recurs on return, now with the default action. */
+}
+
+static void on_segv(int sig, siginfo_t *si, void *uc)
+{
+    int saved = errno;
+    if (si->si_code == SEGV_ACCERR && lazy_fault((uintptr_t)si->si_addr)) {
+        errno = saved;
+        return;
+    }
+    errno = saved;
+    chain(sig, si, uc);
+}
+
+static void install_handler(const char *fn)
+{
+    if (handler_installed) return;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = on_segv;
+    sa.sa_flags = SA_SIGINFO | SA_NODEFER | SA_ONSTACK | SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    if (sigaction(SIGSEGV, NULL, &prev_segv) != 0 || sigaction(SIGSEGV, &sa, NULL) != 0)
+        shmi_fatal("%s: cannot install the SIGSEGV handler lazy arrays need: %s", fn,
+                   strerror(errno));
+    handler_installed = 1;
+}
+
+/* ---- Registry ------------------------------------------------------------------- */
+
+static void reg_add(const char *fn, struct shmi_lazy *lz)
+{
+    pthread_mutex_lock(&reg_lock);
+    install_handler(fn);
+    int i = 0;
+    while (i < LAZY_MAX && registry[i]) i++;
+    if (i == LAZY_MAX) {
+        pthread_mutex_unlock(&reg_lock);
+        shmi_fatal("%s: more than %d lazy arrays are live: free some with shmemx_lazy_free "
+                   "or shmemx_dist_destroy", fn, LAZY_MAX);
+    }
+    __atomic_store_n(&registry[i], lz, __ATOMIC_RELEASE);
+    pthread_mutex_unlock(&reg_lock);
+}
+
+static void reg_remove(struct shmi_lazy *lz)
+{
+    pthread_mutex_lock(&reg_lock);
+    for (int i = 0; i < LAZY_MAX; i++)
+        if (registry[i] == lz) __atomic_store_n(&registry[i], NULL, __ATOMIC_RELEASE);
+    pthread_mutex_unlock(&reg_lock);
+}
+
+/* The lazy array whose copy (symmetric addresses) holds [a, a + n). */
+static struct shmi_lazy *reg_find(const void *a, size_t n)
+{
+    uintptr_t x = (uintptr_t)a;
+    for (int i = 0; i < LAZY_MAX; i++) {
+        struct shmi_lazy *lz = __atomic_load_n(&registry[i], __ATOMIC_ACQUIRE);
+        if (lz && x - (uintptr_t)lz->base < lz->len && n <= lz->len - (x - (uintptr_t)lz->base))
+            return lz;
+    }
+    return NULL;
+}
+
+/* ---- Create / destroy -------------------------------------------------------------- */
+
+static size_t gcd(size_t a, size_t b)
+{
+    while (b) { size_t t = a % b; a = b; b = t; }
+    return a;
+}
+
+/* Block size: whole pages (mprotect) and whole elements (one filler per
+ * element). */
+static size_t block_size(const char *fn, size_t want, size_t elem)
+{
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    if (want > ((size_t)1 << 40))
+        shmi_fatal("%s: block_bytes=%zu is too large: use at most 1 TiB (0 means one page)",
+                   fn, want);
+    size_t b = want ? (want + page - 1) / page * page : page;
+    if (b % elem) {
+        size_t l = b / gcd(b, elem) * elem;
+        if (l > ((size_t)1 << 30) || l / elem != b / gcd(b, elem))
+            shmi_fatal("%s: elem_size=%zu: a block must hold whole elements and whole pages, "
+                       "which needs blocks of %zu bytes here: use an element size that divides "
+                       "or is a multiple of the page size (%zu)", fn, elem, l, page);
+        b = l;
+    }
+    return b;
+}
+
+static void map_views(const char *fn, struct shmi_lazy *lz)
+{
+    int n = lz->npes;
+    lz->view = calloc((size_t)n, sizeof *lz->view);
+    lz->pstate = calloc((size_t)n, sizeof *lz->pstate);
+    lz->alias = calloc((size_t)n, sizeof *lz->alias);
+    if (!lz->view || !lz->pstate || !lz->alias) shmi_fatal("%s: out of private memory", fn);
+    for (int p = 0; p < n; p++) {
+        lz->view[p] = shmem_ptr(lz->base, p);
+        lz->pstate[p] = shmem_ptr(lz->state, p);
+        if (!lz->view[p] || !lz->pstate[p])
+            shmi_fatal("%s: PE %d's memory is not load/store accessible from here: lazy arrays "
+                       "need every PE on one node", fn, p);
+        void *a = mremap(lz->view[p], 0, lz->len, MREMAP_MAYMOVE);
+        if (a == MAP_FAILED)
+            shmi_fatal("%s: cannot map PE %d's copy a second time (mremap of %zu bytes: %s): "
+                       "lower the array size or raise the address-space limit (ulimit -v)",
+                       fn, p, lz->len, strerror(errno));
+        lz->alias[p] = a;
+    }
+}
+
+static void protect_views(const char *fn, struct shmi_lazy *lz, int prot)
+{
+    for (int p = 0; p < lz->npes; p++)
+        if (mprotect(lz->view[p], lz->len, prot) != 0)
+            shmi_fatal("%s: mprotect of PE %d's copy (%zu bytes at %p) failed: %s%s", fn, p,
+                       lz->len, (void *)lz->view[p], strerror(errno),
+                       errno == ENOMEM ? ": raise vm.max_map_count or free lazy arrays" : "");
+}
+
+static void lazy_release(struct shmi_lazy *lz)
+{
+    free((void *)lz->fill.value);
+    free(lz->view);
+    free(lz->pstate);
+    free(lz->alias);
+    free(lz);
+}
+
+void *shmi_lazy_create(const char *fn, size_t nelems, size_t elem, size_t block_bytes,
+                       const shmemx_fill_t *fill, const struct shmemx_dist_s *d,
+                       struct shmi_lazy **out)
+{
+    shmi_check_running(fn);
+    shmi_fill_check(fn, fill);
+    if (elem == 0)
+        shmi_fatal("%s: elem_size is 0: pass the size of one element, e.g. sizeof(double)", fn);
+    if (nelems > SIZE_MAX / 2 / elem)
+        shmi_fatal("%s: nelems=%zu elements of %zu bytes overflows size_t", fn, nelems, elem);
+    size_t block = block_size(fn, block_bytes, elem);
+    *out = NULL;
+    if (nelems == 0) return NULL;
+    struct shmi_lazy *lz = calloc(1, sizeof *lz);
+    if (!lz) shmi_fatal("%s: out of private memory", fn);
+    *lz = (struct shmi_lazy){ .block = block, .nelems = nelems, .elem = elem, .dist = d,
+                              .fill = *fill, .npes = shmi_g.npes, .me = shmi_g.me };
+    lz->nblocks = (nelems * elem + block - 1) / block;
+    lz->len = lz->nblocks * block;
+    if (fill->value) { /* ours: the caller's value may go away */
+        void *v = malloc(elem);
+        if (!v) shmi_fatal("%s: out of private memory", fn);
+        lz->fill.value = memcpy(v, fill->value, elem);
+    }
+    lz->base = shmem_align((size_t)sysconf(_SC_PAGESIZE), lz->len);
+    lz->state = lz->base ? shmem_calloc(lz->nblocks, sizeof(uint64_t)) : NULL;
+    if (!lz->state) { /* heap full: the same on every PE */
+        if (lz->base) shmem_free(lz->base);
+        lazy_release(lz);
+        return NULL;
+    }
+    /* Drop whatever a previous block left here: no memory until touched, and
+     * padding reads as zero.  (Heap memory is a memfd, so this works; if it
+     * ever did not, clearing keeps the contents right at the cost of memory.) */
+    if (madvise(lz->base, lz->len, MADV_REMOVE) != 0) memset(lz->base, 0, lz->len);
+    map_views(fn, lz);
+    reg_add(fn, lz);
+    protect_views(fn, lz, PROT_NONE);
+    /* No PE may fill a peer's block before that peer dropped its pages. */
+    shmem_barrier_all();
+    *out = lz;
+    return lz->base;
+}
+
+void shmi_lazy_destroy(const char *fn, struct shmi_lazy *lz)
+{
+    shmem_barrier_all(); /* nobody touches it any more */
+    protect_views(fn, lz, PROT_READ | PROT_WRITE);
+    reg_remove(lz);
+    for (int p = 0; p < lz->npes; p++) munmap(lz->alias[p], lz->len);
+    (void)madvise(lz->base, lz->len, MADV_REMOVE); /* give the memory back now */
+    shmem_free(lz->state);
+    shmem_free(lz->base);
+    lazy_release(lz);
+}
+
+/* ---- Reads that commit nothing ---------------------------------------------------------- */
+
+void shmi_lazy_read(struct shmi_lazy *lz, void *dest, size_t off, size_t nbytes, int pe)
+{
+    char *out = dest, *tmp = NULL;
+    while (nbytes) {
+        size_t k = off / lz->block, in = off % lz->block;
+        size_t n = shmi_min(lz->block - in, nbytes);
+        if (__atomic_load_n(&lz->pstate[pe][k], __ATOMIC_ACQUIRE) == LAZY_READY) {
+            shmem_getmem(out, lz->base + off, n, pe);
+        } else { /* never filled (or being filled): compute the same bytes here */
+            size_t e0 = off / lz->elem, e1 = (off + n + lz->elem - 1) / lz->elem;
+            if (off % lz->elem == 0 && n % lz->elem == 0) {
+                fill_elems(lz, pe, e0, e1, out, 1);
+            } else {
+                if (!tmp && !(tmp = malloc(lz->block + 2 * lz->elem)))
+                    shmi_fatal("shmemx_lazy_get: out of private memory");
+                fill_elems(lz, pe, e0, e1, tmp, 1);
+                memcpy(out, tmp + off % lz->elem, n);
+            }
+            __atomic_fetch_add(&lz->computed, 1, __ATOMIC_RELAXED);
+        }
+        out += n;
+        off += n;
+        nbytes -= n;
+    }
+    free(tmp);
+}
+
+/* ---- Public calls ---------------------------------------------------------------------- */
+
+void *shmemx_lazy_alloc(size_t nelems, size_t elem_size, size_t block_bytes, shmemx_fill_t fill)
+{
+    struct shmi_lazy *lz;
+    return shmi_lazy_create(__func__, nelems, elem_size, block_bytes, &fill, NULL, &lz);
+}
+
+void shmemx_lazy_free(void *sym)
+{
+    shmi_check_running(__func__);
+    if (!sym) return;
+    struct shmi_lazy *lz = reg_find(sym, 0);
+    if (!lz || lz->base != sym)
+        shmi_fatal("shmemx_lazy_free(%p): %s: pass the pointer shmemx_lazy_alloc returned", sym,
+                   lz ? "points into a lazy array, not to its start" : "not a lazy array");
+    if (lz->dist)
+        shmi_fatal("shmemx_lazy_free(%p): this is the storage of a distributed array: free it "
+                   "with shmemx_dist_destroy", sym);
+    shmi_lazy_destroy(__func__, lz);
+}
+
+static struct shmi_lazy *find_checked(const char *fn, const void *sym, size_t nbytes, int pe)
+{
+    shmi_check_pe(fn, pe);
+    struct shmi_lazy *lz = reg_find(sym, nbytes);
+    if (!lz && reg_find(sym, 0))
+        shmi_fatal("%s: [%p, +%zu) runs past the end of its lazy array: shorten the range", fn,
+                   sym, nbytes);
+    return lz;
+}
+
+void shmemx_lazy_touch(const void *sym, size_t nbytes, int pe)
+{
+    struct shmi_lazy *lz = find_checked(__func__, sym, nbytes, pe);
+    if (!lz)
+        shmi_fatal("shmemx_lazy_touch: %p is not inside a lazy array: pass memory from "
+                   "shmemx_lazy_alloc or shmemx_dist_create_lazy", sym);
+    if (nbytes == 0) return;
+    size_t off = (size_t)((const char *)sym - lz->base);
+    for (size_t k = off / lz->block; k <= (off + nbytes - 1) / lz->block; k++)
+        block_ready(lz, pe, k);
+}
+
+void shmemx_lazy_get(void *dest, const void *sym, size_t nbytes, int pe)
+{
+    struct shmi_lazy *lz = find_checked(__func__, sym, nbytes, pe);
+    if (!lz) { /* not lazy: a plain get */
+        shmem_getmem(dest, sym, nbytes, pe);
+        return;
+    }
+    shmi_lazy_read(lz, dest, (size_t)((const char *)sym - lz->base), nbytes, pe);
+}
+
+int shmemx_lazy_info(const void *sym, shmemx_lazy_info_t *info)
+{
+    shmi_check_running(__func__);
+    struct shmi_lazy *lz = reg_find(sym, 0);
+    if (!lz || !info) return -1;
+    size_t ready = 0;
+    for (size_t k = 0; k < lz->nblocks; k++)
+        ready += __atomic_load_n(&lz->state[k], __ATOMIC_ACQUIRE) == LAZY_READY;
+    *info = (shmemx_lazy_info_t){ lz->block, lz->nblocks, ready,
+                                  __atomic_load_n(&lz->fills, __ATOMIC_RELAXED),
+                                  __atomic_load_n(&lz->faults, __ATOMIC_RELAXED),
+                                  __atomic_load_n(&lz->computed, __ATOMIC_RELAXED) };
+    return 0;
+}

@@ -1,0 +1,128 @@
+/* lock.c - distributed locks (shmem_set_lock, _test_lock, _clear_lock): an
+ * MCS queue lock kept in the symmetric long itself, the scheme SOS uses.
+ *
+ * The long (8 bytes, 0 on every PE before first use) is two 32-bit words:
+ *   word[0] on PE 0: the queue's tail, 1 + the PE that asked last, 0 = free;
+ *   word[1] on each PE: that PE's queue node: its successor (1 + PE) in
+ *           bits 0-29, GRANTED (bit 30: the lock was handed to this PE),
+ *           QUEUED (bit 31: this PE is waiting for or holding the lock).
+ * set_lock swaps itself into the tail; if there was a predecessor it links
+ * itself into the predecessor's node and waits on its own node for GRANTED.
+ * clear_lock (after a quiet) swaps the tail back to 0 if it is still the
+ * last; otherwise it waits for its successor's link and sets GRANTED in the
+ * successor's node.  First come, first served (the tail swap's order); every
+ * waiter spins on its own PE's memory and sleeps through shmi_wait, woken by
+ * the doorbell the linker/granter rings, so 8 PEs on 2 cores make progress.
+ * Ordering: tail swap/cas are acq_rel, the link and the grant are release /
+ * acquire: the critical section's writes are visible to the next holder.
+ *
+ * QUEUED in our own node lets us report misuse: a set/test_lock while this
+ * PE holds or awaits the lock (not reentrant), a clear_lock without holding
+ * it, and a lock word that was not 0 before first use.  Only this PE and its
+ * successor write its node, and the successor only while we are queued. */
+#include "api/ctx.h"
+
+#define NEXT_MASK 0x3fffffffu
+#define GRANTED 0x40000000u
+#define QUEUED 0x80000000u
+
+_Static_assert(sizeof(long) == 2 * sizeof(uint32_t), "lock words need an 8-byte long");
+
+struct bits_wait {
+    const uint32_t *word;
+    uint32_t mask;
+};
+
+static int bits_set(const void *arg)
+{
+    const struct bits_wait *w = arg;
+    return (__atomic_load_n(w->word, __ATOMIC_ACQUIRE) & w->mask) != 0;
+}
+
+/* Wait until *word (ours) has a bit of mask; returns its value.  what names
+ * the wait for the watchdog. */
+static uint32_t wait_bits(const char *what, long *lock, const uint32_t *word, uint32_t mask)
+{
+    struct bits_wait w = { word, mask };
+    if (!bits_set(&w)) {
+        struct shmi_wait_desc d = { what, lock, -1, 0, 0 };
+        shmi_wait_cur = &d;
+        shmi_wait(&shmi_g.ctl->bell, bits_set, &w);
+    }
+    return __atomic_load_n(word, __ATOMIC_ACQUIRE);
+}
+
+/* word i of PE pe's copy of the lock (checked). */
+static uint32_t *word_of(const char *fn, long *lock, int i, int pe)
+{
+    return (uint32_t *)shmi_sym(fn, "lock", lock, sizeof *lock, pe) + i;
+}
+
+/* Our node, checked idle (we neither hold nor await this lock). */
+static uint32_t *idle_node(const char *fn, long *lock)
+{
+    shmi_check_running(fn);
+    if ((uintptr_t)lock % sizeof *lock)
+        shmi_fatal("%s: lock=%p is not aligned to 8 bytes: use a symmetric long", fn,
+                   (void *)lock);
+    uint32_t *mine = word_of(fn, lock, 1, shmi_g.me);
+    uint32_t v = __atomic_load_n(mine, __ATOMIC_ACQUIRE);
+    if (v & QUEUED)
+        shmi_fatal("%s(lock=%p): this PE already %s the lock: OpenSHMEM locks are not "
+                   "reentrant; clear it first (threads of one PE must take turns)", fn,
+                   (void *)lock, v & GRANTED ? "holds" : "waits for");
+    if (v)
+        shmi_fatal("%s(lock=%p): the lock word holds 0x%lx, not 0: set the lock to 0 on every "
+                   "PE before its first use, and touch it only with the lock calls", fn,
+                   (void *)lock, (unsigned long)*lock);
+    return mine;
+}
+
+static void ring(int pe) { shmi_ring(&shmi_ctl_of(pe)->bell); }
+
+void shmem_set_lock(long *lock)
+{
+    uint32_t *mine = idle_node(__func__, lock), me1 = (uint32_t)shmi_g.me + 1;
+    __atomic_store_n(mine, QUEUED, __ATOMIC_RELAXED);
+    uint32_t prev = __atomic_exchange_n(word_of(__func__, lock, 0, 0), me1, __ATOMIC_ACQ_REL);
+    if (prev == 0) {
+        __atomic_fetch_or(mine, GRANTED, __ATOMIC_RELAXED);
+        return;
+    }
+    __atomic_fetch_or(word_of(__func__, lock, 1, (int)prev - 1), me1, __ATOMIC_RELEASE);
+    ring((int)prev - 1);
+    wait_bits("shmem_set_lock (queued behind another PE)", lock, mine, GRANTED);
+}
+
+int shmem_test_lock(long *lock)
+{
+    uint32_t *mine = idle_node(__func__, lock), free_tail = 0;
+    __atomic_store_n(mine, QUEUED | GRANTED, __ATOMIC_RELAXED);
+    if (__atomic_compare_exchange_n(word_of(__func__, lock, 0, 0), &free_tail,
+                                    (uint32_t)shmi_g.me + 1, 0, __ATOMIC_ACQ_REL,
+                                    __ATOMIC_ACQUIRE))
+        return 0;
+    __atomic_store_n(mine, 0, __ATOMIC_RELAXED); /* not queued: nobody links to us */
+    return 1;
+}
+
+void shmem_clear_lock(long *lock)
+{
+    shmi_check_running(__func__);
+    uint32_t *mine = word_of(__func__, lock, 1, shmi_g.me), me1 = (uint32_t)shmi_g.me + 1;
+    uint32_t v = __atomic_load_n(mine, __ATOMIC_ACQUIRE);
+    if ((v & (QUEUED | GRANTED)) != (QUEUED | GRANTED))
+        shmi_fatal("shmem_clear_lock(lock=%p): this PE does not hold the lock%s: clear only a "
+                   "lock taken with shmem_set_lock or shmem_test_lock", (void *)lock,
+                   v & QUEUED ? " (it is still waiting for it)" : "");
+    shmi_quiet();
+    if (!__atomic_compare_exchange_n(word_of(__func__, lock, 0, 0), &me1, 0, 0,
+                                     __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+        /* Someone swapped in after us: wait for its link, then hand over. */
+        uint32_t v1 = wait_bits("shmem_clear_lock (the next PE is linking in)", lock, mine, NEXT_MASK);
+        int next = (int)(v1 & NEXT_MASK) - 1;
+        __atomic_fetch_or(word_of(__func__, lock, 1, next), GRANTED, __ATOMIC_RELEASE);
+        ring(next);
+    }
+    __atomic_store_n(mine, 0, __ATOMIC_RELAXED);
+}

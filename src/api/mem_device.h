@@ -1,0 +1,65 @@
+/* mem_device.h - the GPU symmetric heap seen from the rest of the API layer
+ * (issue 7).  mem_device.c owns the heap (allocator, growth, device state),
+ * rma_device.c the host operations on GPU memory.
+ *
+ * A symmetric address is GPU memory when shmi_gpu_has() says so: one
+ * subtraction and compare against the range in shmi_g.gpu, which is 0/0
+ * until the GPU heap exists (always, in a build without CUDA), so host-only
+ * programs pay one predictable branch.  Entry points that handle host
+ * memory with the CPU (memcpy, CPU atomics, waits) must first send GPU
+ * addresses here: the CPU cannot load or store GPU memory. */
+#ifndef SHMI_MEM_DEVICE_H
+#define SHMI_MEM_DEVICE_H
+
+#include "api/state.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* 1 when [a, a+1) is in this PE's GPU heap (symmetric GPU address). */
+static inline int shmi_gpu_has(const void *a)
+{
+    return __builtin_expect((uintptr_t)a - shmi_g.gpu.base < shmi_g.gpu.size, 0);
+}
+
+/* ---- set-up (init.c) -------------------------------------------------------- */
+/* Collective, at shmem_init after the host heap: sets the GPU heap up now
+ * when the program has symheap CUDA code (a registered device module) or
+ * SHMEM_MALLOC_GPU=1; otherwise the first GPU allocation does.  Without a
+ * usable GPU this does nothing (and says why with SHMEM_DEBUG=1). */
+void shmi_gpu_init(void);
+/* After the finalize barrier: wait for this PE's GPU work, unmap, release. */
+void shmi_gpu_fini(void);
+
+/* ---- allocation (mem.c dispatches here) ---------------------------------------
+ * Same rules as the host heap: collective, same address on every PE,
+ * checked across PEs (op codes SHMI_OP_GPU_*), all-or-nothing NULL when the
+ * heap or the GPU is full.  size > 0 (the callers return NULL for 0). */
+/* Which heap a call without GPU hints uses: 1 when SHMEM_MALLOC_GPU=1. */
+int shmi_gpu_default(void);
+/* 1 when hints ask for GPU memory and it is (or, for
+ * SHMEMX_MALLOC_DEVICE_AUTO, would be) available; sets the heap up lazily. */
+int shmi_gpu_hinted(const char *fn, long hints);
+void *shmi_gpu_malloc(const char *fn, size_t size, long hints);
+void *shmi_gpu_calloc(const char *fn, size_t count, size_t size);
+void *shmi_gpu_align(const char *fn, size_t alignment, size_t size);
+void *shmi_gpu_realloc(const char *fn, void *ptr, size_t size);
+void shmi_gpu_free(const char *fn, void *ptr);
+/* PE pe's copy of GPU symmetric address a (checked; a itself for our PE). */
+void *shmi_gpu_ptr(const char *fn, const void *a, size_t n, int pe);
+
+/* ---- host operations on GPU memory (rma_device.c) -----------------------------
+ * Called by rma.c / coll.c when dest or source is GPU memory; complete (and
+ * visible to every PE) on return.  Either side may be host memory (a
+ * broadcast's copy is shmi_gpu_get from the root). pe is a world PE. */
+void shmi_gpu_put(const char *fn, void *dest, const void *src, size_t n, int pe);
+void shmi_gpu_get(const char *fn, void *dest, const void *src, size_t n, int pe);
+/* Block-strided: block b of width bytes goes from src + b*sstep to
+ * dest + b*dstep (byte steps >= width, as rma.c's blocks()). */
+void shmi_gpu_blocks(const char *fn, char *dest, const char *src, size_t dstep, size_t sstep,
+                     size_t width, size_t nblocks, int pe, int is_put);
+/* Host atomics and waits cannot reach GPU memory: fatal, naming the device
+ * API (or the _on_stream form) to use instead. */
+_Noreturn void shmi_gpu_refuse(const char *fn, const char *what, const void *addr);
+
+#endif

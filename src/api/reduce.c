@@ -1,0 +1,174 @@
+/* reduce.c - reductions (and, or, xor, max, min, sum, prod) and sum scans
+ * (inscan, exscan) on teams, generated from SHMEM_REDUCE_TABLE.
+ *
+ * Algorithm (any team size, any stride, in place or not): the nelems
+ * elements are cut into one contiguous part per member (sizes differ by at
+ * most one element).  After a checked barrier, member c combines part c of
+ * every member's source, in team rank order, and stores the result straight
+ * into part c of every member's dest (reduce-scatter and allgather in one
+ * pass, pushed through the peers' mappings); a closing barrier ends it.
+ * Each member reads and writes about 2 * nelems bytes in total, whatever the
+ * team size, and there are two barriers.  Scans use the same split: member c
+ * walks ranks 0..n-1 keeping a running sum of part c and stores each rank's
+ * prefix into that rank's dest.
+ *
+ * In place (dest == source) is safe because part c of any source is read and
+ * written only by member c, and within a block every source is read before
+ * the corresponding dest is written.  Each part is processed in blocks of
+ * SHMI_RED_BLOCK bytes so the accumulator stays in L1 while the members'
+ * sources stream past.  Since every element is combined exactly once, in
+ * rank order, floating-point results are bit-identical on every member.
+ *
+ * Integer sums and products are computed in an unsigned type at least as
+ * wide as unsigned int: they wrap around instead of overflowing (undefined
+ * behaviour for signed types, and for small types promoted to int). */
+#include "api/debug.h"
+#include "api/team.h"
+
+#include <shmem.h>
+
+#include <stdio.h>
+#include <string.h>
+
+#define SHMI_RED_BLOCK 4096
+
+enum red_op { RED_AND, RED_OR, RED_XOR, RED_MAX, RED_MIN, RED_SUM, RED_PROD, RED_INSCAN,
+              RED_EXSCAN };
+static const char *const op_names[] = { "and_reduce", "or_reduce", "xor_reduce", "max_reduce",
+                                        "min_reduce", "sum_reduce", "prod_reduce",
+                                        "sum_inscan", "sum_exscan" };
+
+#define SHMI_RT_ENUM(N, T, B, O, G) RT_##N,
+enum { SHMEM_REDUCE_TABLE(SHMI_RT_ENUM) RT_COUNT };
+#define SHMI_RT_NAME(N, T, B, O, G) #N,
+static const char *const type_names[RT_COUNT] = { SHMEM_REDUCE_TABLE(SHMI_RT_NAME) };
+
+/* Signature code of a routine: type row and operation. */
+#define CODE(N, OP) ((uint64_t)RT_##N << 8 | (OP))
+
+const char *shmi_reduce_name(uint64_t code, char *buf, size_t len)
+{
+    unsigned t = (unsigned)(code >> 8), op = (unsigned)(code & 0xff);
+    if (t >= RT_COUNT || op > RED_EXSCAN) snprintf(buf, len, "shmem_?_reduce");
+    else snprintf(buf, len, "shmem_%s_%s", type_names[t], op_names[op]);
+    return buf;
+}
+
+typedef void (*combine_fn)(void *acc, const void *in, size_t n);
+
+static size_t bytes(const char *fn, size_t nelems, size_t elem)
+{
+    if (nelems > SIZE_MAX / elem)
+        shmi_fatal("%s: nelems=%zu elements of %zu bytes overflow size_t: a negative count "
+                   "converted to size_t?", fn, nelems, elem);
+    return nelems * elem;
+}
+
+/* Member `rank`'s copy of symmetric address a + off (a checked on our PE). */
+static inline char *at(const struct shmem_team_s *t, const void *a, size_t off, int rank)
+{
+    return (char *)shmi_tp_ptr(&shmi_g.tp, a, shmi_team_pe(t, rank)) + off;
+}
+
+/* Elements [off, off + nb bytes) of the team: reduce and store everywhere. */
+static void reduce_block(const struct shmem_team_s *t, void *dest, const void *source,
+                         size_t off, size_t nb, size_t cnt, combine_fn f, char *acc)
+{
+    memcpy(acc, at(t, source, off, 0), nb);
+    for (int i = 1; i < t->size; i++) f(acc, at(t, source, off, i), cnt);
+    for (int i = 0; i < t->size; i++) memcpy(at(t, dest, off, i), acc, nb);
+}
+
+/* The same elements: running sum over ranks, each rank's prefix to its dest. */
+static void scan_block(const struct shmem_team_s *t, void *dest, const void *source,
+                       size_t off, size_t nb, size_t cnt, combine_fn f, char *acc, char *in,
+                       int exclusive)
+{
+    memcpy(acc, at(t, source, off, 0), nb);
+    if (exclusive) memset(at(t, dest, off, 0), 0, nb);
+    else memcpy(at(t, dest, off, 0), acc, nb);
+    for (int i = 1; i < t->size; i++) {
+        memcpy(in, at(t, source, off, i), nb); /* before dest i: it may be source i */
+        if (exclusive) memcpy(at(t, dest, off, i), acc, nb);
+        f(acc, in, cnt);
+        if (!exclusive) memcpy(at(t, dest, off, i), acc, nb);
+    }
+}
+
+static int reduce(const char *fn, shmem_team_t team, void *dest, const void *source,
+                  size_t nelems, size_t elem, combine_fn f, uint64_t code)
+{
+    shmi_check_running(fn);
+    struct shmem_team_s *t = shmi_team_get(fn, team);
+    size_t n = bytes(fn, nelems, elem);
+    if (n) {
+        shmi_sym(fn, "dest", dest, n, shmi_g.me);
+        shmi_sym(fn, "source", source, n, shmi_g.me);
+        uintptr_t d = (uintptr_t)dest, s = (uintptr_t)source;
+        if (shmi_checks != SHMI_CHECKS_OFF && d != s && d < s + n && s < d + n)
+            shmi_fatal("%s: dest=%p and source=%p overlap by part of their %zu bytes: pass the "
+                       "same buffer (in place) or disjoint ones", fn, dest, source, n);
+    }
+    int op = (int)(code & 0xff);
+    shmi_team_enter(t, fn, op >= RED_INSCAN ? SHMI_OP_SCAN : SHMI_OP_REDUCE, nelems, code,
+                    n ? shmi_sym_key(dest) : 0, NULL, 0);
+    size_t q = nelems / (size_t)t->size, r = nelems % (size_t)t->size, me = (size_t)t->rank;
+    size_t lo = me * q + (me < r ? me : r), hi = lo + q + (me < r);
+    _Alignas(64) char acc[SHMI_RED_BLOCK], in[SHMI_RED_BLOCK];
+    size_t per = SHMI_RED_BLOCK / elem;
+    for (size_t b = lo; b < hi; b += per) {
+        size_t cnt = hi - b < per ? hi - b : per;
+        if (op >= RED_INSCAN)
+            scan_block(t, dest, source, b * elem, cnt * elem, cnt, f, acc, in, op == RED_EXSCAN);
+        else
+            reduce_block(t, dest, source, b * elem, cnt * elem, cnt, f, acc);
+    }
+    shmi_team_barrier(t);
+    return 0;
+}
+
+/* ---- Combine functions and entry points, generated from the table --------- */
+
+/* The type integer sums and products of T are computed in (see above). */
+#define SHMI_ARITH(T)                                                                     \
+    __typeof__(_Generic((T)0, char: 0u, signed char: 0u, unsigned char: 0u, short: 0u,    \
+                        unsigned short: 0u, int: 0u, unsigned int: 0u, long: 0ul,         \
+                        unsigned long: 0ul, long long: 0ull, unsigned long long: 0ull,    \
+                        default: (T)0))
+
+#define SHMI_COMBINE(N, T, OP, EXPR)                                                      \
+    static void red_##N##_##OP(void *acc, const void *in, size_t n)                       \
+    {                                                                                     \
+        T *restrict x = acc;                                                              \
+        const T *restrict y = in;                                                         \
+        for (size_t i = 0; i < n; i++) x[i] = (EXPR);                                     \
+    }
+#define SHMI_EXPR_and(T) x[i] & y[i]
+#define SHMI_EXPR_or(T) x[i] | y[i]
+#define SHMI_EXPR_xor(T) x[i] ^ y[i]
+#define SHMI_EXPR_max(T) y[i] > x[i] ? y[i] : x[i]
+#define SHMI_EXPR_min(T) y[i] < x[i] ? y[i] : x[i]
+#define SHMI_EXPR_sum(T) (T)((SHMI_ARITH(T))x[i] + (SHMI_ARITH(T))y[i])
+#define SHMI_EXPR_prod(T) (T)((SHMI_ARITH(T))x[i] * (SHMI_ARITH(T))y[i])
+
+#define SHMI_DEF_REDUCE1(N, T, OP, OPC)                                                   \
+    SHMI_COMBINE(N, T, OP, SHMI_EXPR_##OP(T))                                             \
+    int shmem_##N##_##OP##_reduce(shmem_team_t team, T *dest, const T *source,           \
+                                  size_t nreduce)                                         \
+    { return reduce(__func__, team, dest, source, nreduce, sizeof(T), red_##N##_##OP,    \
+                    CODE(N, OPC)); }
+#define SHMI_DEF_REDUCE(N, T, B, O, G)                                                    \
+    SHMI_WHEN_##B##_BIT(SHMI_DEF_REDUCE1(N, T, and, RED_AND)                              \
+                        SHMI_DEF_REDUCE1(N, T, or, RED_OR)                                \
+                        SHMI_DEF_REDUCE1(N, T, xor, RED_XOR))                             \
+    SHMI_WHEN_##O##_ORD(SHMI_DEF_REDUCE1(N, T, max, RED_MAX)                              \
+                        SHMI_DEF_REDUCE1(N, T, min, RED_MIN))                             \
+    SHMI_DEF_REDUCE1(N, T, sum, RED_SUM)                                                  \
+    SHMI_DEF_REDUCE1(N, T, prod, RED_PROD)                                                \
+    int shmem_##N##_sum_inscan(shmem_team_t team, T *dest, const T *source, size_t nelems) \
+    { return reduce(__func__, team, dest, source, nelems, sizeof(T), red_##N##_sum,      \
+                    CODE(N, RED_INSCAN)); }                                               \
+    int shmem_##N##_sum_exscan(shmem_team_t team, T *dest, const T *source, size_t nelems) \
+    { return reduce(__func__, team, dest, source, nelems, sizeof(T), red_##N##_sum,      \
+                    CODE(N, RED_EXSCAN)); }
+SHMEM_REDUCE_TABLE(SHMI_DEF_REDUCE)

@@ -1,0 +1,100 @@
+/* team.h - teams inside the library: the handle's contents, per-team
+ * synchronization state, and the barrier every team collective is built on.
+ *
+ * A team is an arithmetic progression of world PEs: team rank i is world PE
+ * start + stride * i (0 <= i < size; stride may be negative, or 0 when
+ * size == 1).  Splits of a progression are progressions, so this covers every
+ * team the 1.6 split routines can make.
+ *
+ * Synchronization state: every team owns one slot (struct shmi_tsync) of
+ * every member's control block, at the same index on all members (the slot
+ * is agreed during the split, see team.c).  Slot 0 is SHMEM_TEAM_WORLD,
+ * slot 1 SHMEM_TEAM_SHARED.  A slot holds the dissemination barrier's flags,
+ * the signatures of checked collectives and a few published words (counts
+ * for collect, free-slot bitmaps for split).  Flags and epochs only grow
+ * while the team lives; shmem_team_destroy clears the slot (after a barrier,
+ * when no write to it can be in flight) so the next team starts from zero.
+ *
+ * Published words and signatures are double-buffered by the parity of the
+ * team's checked-collective number (seq): a member writes buffer seq % 2
+ * before the barrier of collective seq, peers read it after; the next write
+ * to that buffer belongs to collective seq + 2, whose barrier cannot start
+ * before every member has entered collective seq + 1, i.e. finished reading.
+ * So every collective that publishes or checks must use shmi_team_enter.
+ *
+ * Threads: collectives on one team are serialized by the caller (spec);
+ * different teams have disjoint state.  Team creation and destruction must
+ * not run concurrently in several threads of one PE (the slot table is not
+ * locked: two splits could pick the same slot). */
+#ifndef SHMI_TEAM_H
+#define SHMI_TEAM_H
+
+#include "api/state.h"
+
+#include <shmem.h>
+
+struct shmem_team_s {
+    int start, stride, size;   /* world PE of team rank i: start + stride * i */
+    int rank;                  /* this PE's rank in the team */
+    int slot;                  /* index of its sync state in every member's ctl */
+    int live;                  /* 1 while valid; 0 after shmem_team_destroy */
+    uint64_t epoch;            /* barriers completed on this team */
+    uint64_t seq;              /* checked collectives made on this team */
+    shmem_team_config_t config;/* num_contexts as requested (mask applied) */
+};
+
+/* World PE number of team rank i (0 <= i < t->size). */
+static inline int shmi_team_pe(const struct shmem_team_s *t, int i)
+{
+    return t->start + t->stride * i;
+}
+
+/* Team rank of world PE pe, or -1 when pe is not a member. */
+int shmi_team_rank_of(const struct shmem_team_s *t, int pe);
+
+/* The team behind a handle, checked: library running, handle not
+ * SHMEM_TEAM_INVALID, not destroyed, really a team.  Fatal otherwise, with a
+ * message naming fn and the handle. */
+struct shmem_team_s *shmi_team_get(const char *fn, shmem_team_t team);
+
+/* Our sync slot of team t, and member rank i's copy of it. */
+struct shmi_tsync *shmi_team_sync_of(const struct shmem_team_s *t, int rank);
+
+/* Dissemination barrier over the team's members (sync.c). */
+void shmi_team_barrier(struct shmem_team_s *t);
+
+/* Start of a checked team collective: quiet, publish the signature
+ * (op, a0..a2) and the npub words of pub (npub <= SHMI_PUB_WORDS; may be
+ * 0), barrier, then compare the signature with team rank 0's (fatal on a
+ * mismatch, naming both calls).  Returns the collective's seq, for
+ * shmi_team_pub. */
+uint64_t shmi_team_enter(struct shmem_team_s *t, const char *fn, enum shmi_coll_op op,
+                         uint64_t a0, uint64_t a1, uint64_t a2, const uint64_t *pub, int npub);
+
+/* Words team rank i published for collective seq (valid until this PE
+ * enters the team's next checked collective). */
+const uint64_t *shmi_team_pub(const struct shmem_team_s *t, int rank, uint64_t seq);
+
+/* Identity of a symmetric address that is equal on every PE (segment and
+ * offset: addresses of globals differ across PEs when ASLR is on); 0 for
+ * NULL.  Used in signatures to check that all PEs pass the same buffer. */
+uint64_t shmi_sym_key(const void *a);
+
+/* Public name of a checked collective's operation (sync.c). */
+const char *shmi_op_name(enum shmi_coll_op op);
+/* "shmem_long_sum_reduce(...)"-style text of a team collective's signature
+ * (coll.c), for the mismatch message of sync.c. */
+void shmi_coll_describe(const struct shmi_sig *s, char *buf, size_t len);
+/* Name of the reduction or scan routine encoded in a signature (reduce.c). */
+const char *shmi_reduce_name(uint64_t code, char *buf, size_t len);
+
+/* Called by shmem_team_destroy on every member before the team goes away,
+ * so that contexts made from it can be destroyed (ctx.c defines it; weak:
+ * absent until contexts exist). */
+void shmi_ctx_team_destroyed(shmem_team_t team) __attribute__((weak));
+
+/* Set up SHMEM_TEAM_WORLD and SHMEM_TEAM_SHARED (team.c); called once by
+ * shmem_init before its first barrier. */
+void shmi_team_init(void);
+
+#endif

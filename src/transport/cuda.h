@@ -1,0 +1,71 @@
+/* cuda.h - the GPU segment: one range of GPU virtual addresses at the SAME
+ * address on every PE, backed on demand by chunks of GPU memory, and every
+ * peer's copy mapped into ours (issue 7).
+ *
+ * Layout in each PE's GPU address space:
+ *
+ *   base .. base+size        our segment (same number on every PE)
+ *   slots + p*size ..        PE p's segment, for every p != me
+ *
+ * so PE p's copy of symmetric address a is a - base + slots + p*size: no
+ * table, two constants.  Both ranges are only reserved at first; growth maps
+ * chunk by chunk from the bottom (the allocator's end) and the control chunk
+ * at the top.  Every call here is collective unless stated otherwise, made by
+ * every PE in the same order with the same arguments (the allocator above is
+ * deterministic, so growth needs are identical), and is all-or-nothing: when
+ * any PE fails, every PE undoes its part and gets the same error code. */
+#ifndef SHMI_TP_CUDA_H
+#define SHMI_TP_CUDA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "bootstrap/boot.h"
+
+struct shmi_cuda_chunk {
+    size_t off, len;            /* [off, off+len) of the segment */
+};
+
+struct shmi_cuda_seg {
+    uintptr_t base;             /* same on every PE */
+    size_t size;                /* reserved bytes, a multiple of gran */
+    uintptr_t slots;            /* peers' copies, npes * size reserved */
+    size_t gran;                /* mapping granularity */
+    size_t low;                 /* [0, low) is backed (grows up) */
+    size_t high;                /* [high, size) is backed (control chunk) */
+    int me, npes;
+    struct shmi_cuda_chunk *chunk;
+    int nchunk, cap;
+};
+
+/* Reserve the segment at an address every PE agrees on (up to 8 rounds of
+ * proposals, as for the host heap) plus the peer slots, then back the top
+ * ctl_size bytes (rounded up to gran) on every PE, zeroed.  err gets one
+ * line on failure. */
+int shmi_cuda_seg_create(struct shmi_cuda_seg *s, shmi_boot_t *b, size_t size,
+                         size_t ctl_size, size_t gran, char *err, size_t errlen);
+
+/* Make [0, need) backed: when it is not yet, add one chunk of at least
+ * `chunk` bytes (rounded up to gran, capped at the free gap) on every PE and
+ * map every peer's.  SHMI_ENOMEM (GPU memory exhausted on some PE; nothing
+ * changed anywhere) or another code with err filled. */
+int shmi_cuda_seg_grow(struct shmi_cuda_seg *s, shmi_boot_t *b, size_t need, size_t chunk,
+                       char *err, size_t errlen);
+
+/* Unmap everything and free the reservations (not collective). */
+void shmi_cuda_seg_destroy(struct shmi_cuda_seg *s);
+
+/* PE pe's copy of symmetric address a (not checked). */
+static inline void *shmi_cuda_seg_peer(const struct shmi_cuda_seg *s, const void *a, int pe)
+{
+    uintptr_t x = (uintptr_t)a;
+    return pe == s->me ? (void *)x : (void *)(x - s->base + s->slots + (size_t)pe * s->size);
+}
+
+/* Bytes of GPU memory this PE has backed (its own chunks). */
+static inline size_t shmi_cuda_seg_backed(const struct shmi_cuda_seg *s)
+{
+    return s->low + (s->size - s->high);
+}
+
+#endif

@@ -1,0 +1,49 @@
+/* gpu_misuse.cu - misuse of the GPU heap must stop the job with one clear
+ * line (tests/gpu/CMakeLists.txt gives the expected text per mode). */
+#include "gpu_test.h"
+
+#include <string.h>
+
+__global__ void k_p(int *p) { nvshmem_int_p(p, 1, 0); }
+
+int main(int argc, char **argv)
+{
+    const char *m = argc > 1 ? argv[1] : "";
+    int n = 0;
+    if (cudaGetDeviceCount(&n) != cudaSuccess || n == 0) {
+        printf("SKIP: no GPU\n");
+        return 77;
+    }
+    nvshmem_init();
+    int me = nvshmem_my_pe();
+    int *p = (int *)nvshmem_malloc(4096);
+    if (!strcmp(m, "hint_no_gpu")) { /* run with SHMEM_GPU=0 */
+        shmem_malloc_with_hints(64, SHMEMX_MALLOC_DEVICE);
+    } else if (!strcmp(m, "one_pe_alloc")) {
+        if (me == 0) nvshmem_malloc(4096);
+        nvshmem_free(p);
+    } else if (!strcmp(m, "size_mismatch")) {
+        nvshmem_malloc(me == 0 ? 4096 : 8192);
+    } else if (!strcmp(m, "double_free")) {
+        nvshmem_free(p);
+        nvshmem_free(p);
+    } else if (!strcmp(m, "interior_free")) {
+        nvshmem_free(p + 2);
+    } else if (!strcmp(m, "host_overrun")) {
+        static int src[2048];
+        shmemx_heap_info_t hi;
+        shmemx_gpu_heap_info(&hi);
+        nvshmem_int_put((int *)((char *)hi.base + hi.size) - 4, src, 8, 0);
+    } else if (!strcmp(m, "host_amo")) {
+        shmem_int_atomic_add(p, 1, 0);
+    } else if (!strcmp(m, "device_not_sym")) {
+        int *q;
+        CK(cudaMalloc(&q, 64));
+        k_p<<<1, 1>>>(q);
+        cudaError_t e = cudaDeviceSynchronize();
+        fprintf(stderr, "kernel ended: %s\n", cudaGetErrorString(e));
+        return 1;
+    }
+    nvshmem_finalize();
+    return 0;
+}
