@@ -30,7 +30,6 @@ add_link_options(-fsanitize=thread)
 # is gone.
 set(_shmi_tsan_skip
   "alloc_test: single-threaded, and its scaling run has a 10 s bound that TSan's 5-15x slowdown breaks"
-  "dist_fail_segv_np3: expects 'killed by signal 11' or 'AddressSanitizer: SEGV', but TSan says 'ThreadSanitizer: SEGV' and exits 66 (widen the regex in tests/pe/CMakeLists.txt)"
   "dist_fail_lazy_recursion_np2: needs a SIGSEGV inside the SIGSEGV handler (SA_NODEFER), but TSan runs handlers with the signal blocked, so the nested fault kills the PE"
   "tools_symcc_cu: symcc's nvcc command leaves out the sanitizer link flags, so libtsan is not loaded first and crashes at start (tools/symcc.in: pass them with -Xcompiler)")
 set(_shmi_names "")

@@ -208,9 +208,20 @@ static _Noreturn void selftest_fail(const char *fn, const void *user, const char
                what, pe);
 }
 
+static unsigned long selftest_blocks; /* blocks checked, for the summary */
+
+void shmi_selftest_summary(void)
+{
+    if (shmi_g.env.SELFTEST && shmi_g.me == 0)
+        fprintf(stderr, "[pe 0] symheap: self-test: %lu block%s checked on %d PE%s (same address, "
+                "put and read back through shmem_ptr, guard zones): all passed\n", selftest_blocks,
+                selftest_blocks == 1 ? "" : "s", shmi_g.npes, shmi_g.npes == 1 ? "" : "s");
+}
+
 void shmi_selftest_block(const char *fn, char *user, size_t size, int zeroed)
 {
     (void)zeroed;
+    selftest_blocks++;
     int me = shmi_g.me, n = shmi_g.npes, right = (me + 1) % n, left = (me + n - 1) % n;
     size_t k = size < 64 ? size : 64;
     unsigned char buf[64];

@@ -67,5 +67,7 @@ char *shmi_addr_origin(const void *addr, char *buf, size_t len);
 int shmi_heap_check(void);
 /* SHMEM_SELFTEST: the brief's manual checks on a fresh block (collective). */
 void shmi_selftest_block(const char *fn, char *user, size_t size, int zeroed);
+/* At finalize, PE 0 prints how many blocks the self-test checked (SHMEM_SELFTEST). */
+void shmi_selftest_summary(void);
 
 #endif

@@ -219,6 +219,7 @@ void shmem_finalize(void)
                    "fix the out-of-bounds writes", bad, bad > 1 ? "s" : "", bad > 1 ? "were" : "was");
     shmi_barrier_checked("shmem_finalize", SHMI_OP_FINALIZE, 0, 0, 0);
     shmi_report_fini(); /* SHMEM_HEAP_REPORT, then the leak report */
+    shmi_selftest_summary();
     shmi_g.phase = SHMI_FINALIZED;
     shmi_gpu_fini();
     shmi_tp_fini(&shmi_g.tp);
