@@ -70,4 +70,10 @@ void shmi_selftest_block(const char *fn, char *user, size_t size, int zeroed);
 /* At finalize, PE 0 prints how many blocks the self-test checked (SHMEM_SELFTEST). */
 void shmi_selftest_summary(void);
 
+/* Blocks that a module above the heap manages (e.g. lazy arrays, dist_lazy.c)
+ * and that shmem_free/shmem_realloc must refuse: the module sets this hook,
+ * which stops the program with a message naming the right call when ptr is
+ * one of them.  NULL (the default) costs one load per free. */
+extern void (*shmi_free_hook)(const char *fn, const void *ptr);
+
 #endif

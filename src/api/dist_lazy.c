@@ -40,6 +40,7 @@
  * SIGSEGV.  userfaultfd was not chosen: on memfd memory a peer's plain load
  * of a hole would populate it with zeros without any fault on the owner, and
  * unprivileged userfaultfd is often disabled. */
+#include "api/debug.h" /* shmi_free_hook */
 #include "api/dist_impl.h"
 #include "api/state.h"
 
@@ -263,6 +264,17 @@ static struct shmi_lazy *reg_find(const void *a, size_t n)
     return NULL;
 }
 
+/* shmem_free/shmem_realloc on a lazy array would leave its views and handler
+ * behind: refuse, naming the call that frees it (installed as shmi_free_hook). */
+static void refuse_free(const char *fn, const void *ptr)
+{
+    struct shmi_lazy *lz = reg_find(ptr, 0);
+    if (!lz) return;
+    shmi_fatal("%s(%p): this is a lazy array (%zu elements of %zu bytes): free it with %s", fn,
+               ptr, lz->nelems, lz->elem,
+               lz->dist ? "shmemx_dist_destroy on its distributed array" : "shmemx_lazy_free");
+}
+
 /* ---- Create / destroy -------------------------------------------------------------- */
 
 static size_t gcd(size_t a, size_t b)
@@ -368,6 +380,7 @@ void *shmi_lazy_create(const char *fn, size_t nelems, size_t elem, size_t block_
     if (madvise(lz->base, lz->len, MADV_REMOVE) != 0) memset(lz->base, 0, lz->len);
     map_views(fn, lz);
     reg_add(fn, lz);
+    shmi_free_hook = refuse_free;
     protect_views(fn, lz, PROT_NONE);
     /* No PE may fill a peer's block before that peer dropped its pages. */
     shmem_barrier_all();

@@ -280,11 +280,14 @@ static void check_guards(const char *fn, const struct shmi_ublock *ub)
     if (shmi_guard_check(ub, why, sizeof why)) block_damaged(fn, ub, why);
 }
 
+void (*shmi_free_hook)(const char *fn, const void *ptr);
+
 void shmem_free(void *ptr)
 {
     shmi_check_running("shmem_free");
     shmi_report_poll();
     if (!ptr) return;
+    if (shmi_free_hook) shmi_free_hook("shmem_free", ptr);
     if (shmi_gpu_has(ptr)) {
         shmi_gpu_free("shmem_free", ptr);
         return;
@@ -321,6 +324,7 @@ void *shmem_realloc(void *ptr, size_t size)
     shmi_report_poll();
     if (!ptr) return sym_alloc("shmem_realloc", SHMI_OP_MALLOC, size, SHMI_ALLOC_MIN_ALIGN, size,
                                0, 0, SHMI_CALLER());
+    if (shmi_free_hook) shmi_free_hook("shmem_realloc", ptr);
     if (size == 0) {
         shmem_free(ptr);
         return NULL;

@@ -55,6 +55,12 @@ int main(int argc, char **argv)
     } else if (!strcmp(m, "lazy_free_plain")) {
         void *p = shmem_malloc(4096);
         shmemx_lazy_free(p);
+    } else if (!strcmp(m, "lazy_shmem_free")) { /* the heap's free on a lazy array */
+        lazy = shmemx_lazy_alloc(1000, 8, 0, SHMEMX_FILL_ZERO);
+        shmem_free(lazy);
+    } else if (!strcmp(m, "lazy_shmem_realloc")) {
+        lazy = shmemx_lazy_alloc(1000, 8, 0, SHMEMX_FILL_ZERO);
+        shmem_realloc(lazy, 16000);
     } else if (!strcmp(m, "arena_double_free")) {
         shmemx_arena_t a = shmemx_arena_create(4096);
         shmemx_gptr_t g = shmemx_arena_alloc(a, 64, (me + 1) % np);
