@@ -41,7 +41,7 @@
 enum { CELL_PUT = 0, CELL_FADD = 8, CELL_PING = 16, CELL_PONG = 24, CELL_LONGS = 32 };
 
 enum who { ORIGIN, PAIR, ALL };              /* which PEs run the timed loop */
-enum { USE_BIG = 1, USE_BCAST = 2 };          /* buffers a test needs */
+enum { USE_BIG = 1, USE_BCAST = 2, USE_COLL = 4 }; /* buffers a test needs */
 
 struct ctx {
     const struct bench_opt *o;
@@ -50,6 +50,8 @@ struct ctx {
     char  *big;         /* symmetric: remote side of the put/get bandwidth tests */
     char  *priv;        /* private: local side of the put/get bandwidth tests */
     char  *bsrc, *bdst; /* symmetric, 1 MiB each: broadcast source and destination */
+    char  *csrc, *cdst; /* symmetric, npes MiB each: fcollect/alltoall/reduce buffers */
+    long  *pwrk;        /* symmetric: pWrk of the 1.4 reduction, NULL with teams */
     long  *cell;        /* symmetric, CELL_LONGS longs: p/g/fadd targets, ping-pong flags */
     long  *share;       /* symmetric: PE 0 -> all PEs, calibrated iteration counts */
     long  *done;        /* symmetric: PE 0 releases passive PEs by raising it to seq */
@@ -65,6 +67,7 @@ struct test {
     size_t      bytes;  /* payload per iteration (bandwidth, malloc and broadcast size) */
     int         msgs;   /* one-way messages per iteration; the time is divided by it */
     int         uses;   /* USE_* */
+    long        live;   /* malloc tests: live blocks (with holes between) held meanwhile */
     void (*body)(struct ctx *c, long iters, size_t bytes);
 };
 
@@ -173,24 +176,104 @@ static void bcast(struct ctx *c, long n, size_t bytes)
     }
 }
 
+/* Per-PE block of `bytes`: dest gets every PE's block (npes * bytes). */
+static void fcollect(struct ctx *c, long n, size_t bytes)
+{
+    for (long i = 0; i < n; i++) {
+#if BENCH_TEAMS
+        if (shmem_fcollectmem(SHMEM_TEAM_WORLD, c->cdst, c->csrc, bytes) != 0)
+            die(c, "shmem_fcollectmem", bytes);
+#else
+        shmem_fcollect64(c->cdst, c->csrc, bytes / 8, 0, 0, c->npes, c->psync);
+#endif
+        shmem_barrier_all();
+    }
+}
+
+/* Block of `bytes` from every PE to every PE (source and dest npes * bytes). */
+static void alltoall(struct ctx *c, long n, size_t bytes)
+{
+    for (long i = 0; i < n; i++) {
+#if BENCH_TEAMS
+        if (shmem_alltoallmem(SHMEM_TEAM_WORLD, c->cdst, c->csrc, bytes) != 0)
+            die(c, "shmem_alltoallmem", bytes);
+#else
+        shmem_alltoall64(c->cdst, c->csrc, bytes / 8, 0, 0, c->npes, c->psync);
+#endif
+        shmem_barrier_all();
+    }
+}
+
+/* Sum of `bytes / 8` longs over all PEs, result on all PEs. */
+static void reduce(struct ctx *c, long n, size_t bytes)
+{
+    for (long i = 0; i < n; i++) {
+#if BENCH_TEAMS
+        if (shmem_long_sum_reduce(SHMEM_TEAM_WORLD, (long *)c->cdst, (const long *)c->csrc,
+                                  bytes / 8) != 0)
+            die(c, "shmem_long_sum_reduce", bytes);
+#else
+        shmem_long_sum_to_all((long *)c->cdst, (long *)c->csrc, (int)(bytes / 8), 0, 0,
+                              c->npes, c->pwrk, c->psync);
+#endif
+        shmem_barrier_all();
+    }
+}
+
+/* One message of `bytes` and its completion: latency against message size (the plot). */
+static void put_size(struct ctx *c, long n, size_t bytes)
+{
+    for (long i = 0; i < n; i++) {
+        shmem_putmem(c->big, c->priv, bytes, 1);
+        shmem_quiet();
+    }
+}
+
 static const struct test tests[] = {
-    /* name       metric       unit    who     pes bytes      msgs uses       body */
-    { "put",      "lat_8B",    "us",   ORIGIN, 2, 8,         1, 0,         put_lat },
-    { "get",      "lat_8B",    "us",   ORIGIN, 2, 8,         1, 0,         get_lat },
-    { "fadd",     "lat_8B",    "us",   ORIGIN, 2, 8,         1, 0,         fadd_lat },
-    { "pingpong", "oneway_8B", "us",   PAIR,   2, 8,         2, 0,         pingpong },
-    { "barrier",  "lat",       "us",   ALL,    1, 0,         1, 0,         barrier },
-    { "put",      "bw_1MiB",   "GB/s", ORIGIN, 2, MiB,       1, USE_BIG,   put_bw },
-    { "get",      "bw_1MiB",   "GB/s", ORIGIN, 2, MiB,       1, USE_BIG,   get_bw },
-    { "put",      "bw_64MiB",  "GB/s", ORIGIN, 2, 64 * MiB,  1, USE_BIG,   put_bw },
-    { "malloc",   "lat_64B",   "us",   ALL,    1, 64,        1, 0,         malloc_free },
-    { "malloc",   "lat_4KiB",  "us",   ALL,    1, 4 * KiB,   1, 0,         malloc_free },
-    { "malloc",   "lat_1MiB",  "us",   ALL,    1, MiB,       1, 0,         malloc_free },
-    { "bcast",    "lat_8B",    "us",   ALL,    1, 8,         1, USE_BCAST, bcast },
-    { "bcast",    "lat_1MiB",  "us",   ALL,    1, MiB,       1, USE_BCAST, bcast },
+    /* name       metric       unit    who     pes bytes      msgs uses       live body */
+    { "put",      "lat_8B",    "us",   ORIGIN, 2, 8,         1, 0,         0, put_lat },
+    { "get",      "lat_8B",    "us",   ORIGIN, 2, 8,         1, 0,         0, get_lat },
+    { "fadd",     "lat_8B",    "us",   ORIGIN, 2, 8,         1, 0,         0, fadd_lat },
+    { "pingpong", "oneway_8B", "us",   PAIR,   2, 8,         2, 0,         0, pingpong },
+    { "barrier",  "lat",       "us",   ALL,    1, 0,         1, 0,         0, barrier },
+    { "put",      "bw_1MiB",   "GB/s", ORIGIN, 2, MiB,       1, USE_BIG,   0, put_bw },
+    { "get",      "bw_1MiB",   "GB/s", ORIGIN, 2, MiB,       1, USE_BIG,   0, get_bw },
+    { "put",      "bw_64MiB",  "GB/s", ORIGIN, 2, 64 * MiB,  1, USE_BIG,   0, put_bw },
+    { "get",      "bw_64MiB",  "GB/s", ORIGIN, 2, 64 * MiB,  1, USE_BIG,   0, get_bw },
+    { "malloc",   "lat_64B",   "us",   ALL,    1, 64,        1, 0,         0, malloc_free },
+    { "malloc",   "lat_4KiB",  "us",   ALL,    1, 4 * KiB,   1, 0,         0, malloc_free },
+    { "malloc",   "lat_1MiB",  "us",   ALL,    1, MiB,       1, 0,         0, malloc_free },
+    { "mlive",    "live10",    "us",   ALL,    1, 4 * KiB,   1, 0,        10, malloc_free },
+    { "mlive",    "live1000",  "us",   ALL,    1, 4 * KiB,   1, 0,      1000, malloc_free },
+    { "mlive",    "live100000","us",   ALL,    1, 4 * KiB,   1, 0,    100000, malloc_free },
+    { "bcast",    "lat_8B",    "us",   ALL,    1, 8,         1, USE_BCAST, 0, bcast },
+    { "bcast",    "lat_1MiB",  "us",   ALL,    1, MiB,       1, USE_BCAST, 0, bcast },
+    { "fcollect", "lat_8B",    "us",   ALL,    1, 8,         1, USE_COLL,  0, fcollect },
+    { "fcollect", "lat_1MiB",  "us",   ALL,    1, MiB,       1, USE_COLL,  0, fcollect },
+    { "alltoall", "lat_8B",    "us",   ALL,    1, 8,         1, USE_COLL,  0, alltoall },
+    { "alltoall", "lat_1MiB",  "us",   ALL,    1, MiB,       1, USE_COLL,  0, alltoall },
+    { "reduce",   "lat_8B",    "us",   ALL,    1, 8,         1, USE_COLL,  0, reduce },
+    { "reduce",   "lat_1MiB",  "us",   ALL,    1, MiB,       1, USE_COLL,  0, reduce },
+    /* sizes for the plot (compare.sh asks for these by name) */
+    { "putsize",  "lat_8B",    "us",   ORIGIN, 2, 8,         1, USE_BIG,   0, put_size },
+    { "putsize",  "lat_64B",   "us",   ORIGIN, 2, 64,        1, USE_BIG,   0, put_size },
+    { "putsize",  "lat_512B",  "us",   ORIGIN, 2, 512,       1, USE_BIG,   0, put_size },
+    { "putsize",  "lat_4KiB",  "us",   ORIGIN, 2, 4 * KiB,   1, USE_BIG,   0, put_size },
+    { "putsize",  "lat_32KiB", "us",   ORIGIN, 2, 32 * KiB,  1, USE_BIG,   0, put_size },
+    { "putsize",  "lat_256KiB","us",   ORIGIN, 2, 256 * KiB, 1, USE_BIG,   0, put_size },
+    { "putsize",  "lat_1MiB",  "us",   ORIGIN, 2, MiB,       1, USE_BIG,   0, put_size },
+    { "putsize",  "lat_4MiB",  "us",   ORIGIN, 2, 4 * MiB,   1, USE_BIG,   0, put_size },
+    { "bcastsize","lat_8B",    "us",   ALL,    1, 8,         1, USE_BCAST, 0, bcast },
+    { "bcastsize","lat_64B",   "us",   ALL,    1, 64,        1, USE_BCAST, 0, bcast },
+    { "bcastsize","lat_512B",  "us",   ALL,    1, 512,       1, USE_BCAST, 0, bcast },
+    { "bcastsize","lat_4KiB",  "us",   ALL,    1, 4 * KiB,   1, USE_BCAST, 0, bcast },
+    { "bcastsize","lat_32KiB", "us",   ALL,    1, 32 * KiB,  1, USE_BCAST, 0, bcast },
+    { "bcastsize","lat_256KiB","us",   ALL,    1, 256 * KiB, 1, USE_BCAST, 0, bcast },
+    { "bcastsize","lat_1MiB",  "us",   ALL,    1, MiB,       1, USE_BCAST, 0, bcast },
 };
 #define NTESTS (sizeof tests / sizeof tests[0])
-#define NAMES "put,get,fadd,pingpong,barrier,malloc,bcast"
+#define NAMES \
+    "put,get,fadd,pingpong,barrier,malloc,mlive,bcast,fcollect,alltoall,reduce,putsize,bcastsize"
 
 static int active(const struct test *t, int me)
 {
@@ -249,6 +332,26 @@ static long calibrate(struct ctx *c, const struct test *t)
     }
 }
 
+/* `count` live 64-byte blocks with a 64-byte hole after each (allocate 2 * count, free
+ * every second one, last first), so a first-fit search for a bigger block would have to
+ * walk past every hole.  Collective. */
+static void **hold_live(struct ctx *c, long count)
+{
+    void **keep = malloc((size_t)count * sizeof *keep), **gap = malloc((size_t)count * sizeof *gap);
+    if (!keep || !gap)
+        die(c, "malloc (live block table)", (size_t)count * sizeof *keep);
+    for (long i = 0; i < count; i++) {
+        keep[i] = shmem_malloc(64);
+        gap[i] = shmem_malloc(64);
+        if (!keep[i] || !gap[i])
+            die(c, "shmem_malloc (live blocks)", 64);
+    }
+    for (long i = count; i-- > 0;)
+        shmem_free(gap[i]);
+    free(gap);
+    return keep;
+}
+
 static void run_test(struct ctx *c, const struct test *t)
 {
     if (c->npes < t->min_pes) {
@@ -256,6 +359,7 @@ static void run_test(struct ctx *c, const struct test *t)
             printf("# %s %s skipped: needs %d PEs\n", t->name, t->metric, t->min_pes);
         return;
     }
+    void **live = t->live ? hold_live(c, t->live) : NULL;
     long n = calibrate(c, t);
     double v[BENCH_MAX_TRIALS];
     for (int k = 0; k < c->o->trials; k++)
@@ -263,6 +367,11 @@ static void run_test(struct ctx *c, const struct test *t)
     if (c->me == 0)
         bench_report(t->name, c->npes, t->metric, bench_median(v, c->o->trials), t->bytes,
                      t->unit);
+    if (live) {
+        for (long i = t->live; i-- > 0;)
+            shmem_free(live[i]);
+        free(live);
+    }
 }
 
 static void *sym_alloc(struct ctx *c, size_t bytes)
@@ -297,21 +406,43 @@ static void setup(struct ctx *c)
     if (uses & USE_BCAST) {
         c->bsrc = sym_alloc(c, MiB);
         c->bdst = sym_alloc(c, MiB);
-#if !BENCH_TEAMS
-        c->psync = sym_alloc(c, SHMEM_BCAST_SYNC_SIZE * sizeof(long));
-        for (int i = 0; i < SHMEM_BCAST_SYNC_SIZE; i++)
-            c->psync[i] = SHMEM_SYNC_VALUE;
-#endif
     }
+    if (uses & USE_COLL) {
+        c->csrc = sym_alloc(c, (size_t)c->npes * MiB);
+        c->cdst = sym_alloc(c, (size_t)c->npes * MiB);
+    }
+#if !BENCH_TEAMS
+    if (uses & (USE_BCAST | USE_COLL)) {
+        /* One pSync serves every 1.4 collective here: each call is followed by a
+         * barrier_all, after which the pSync is back to SHMEM_SYNC_VALUE. */
+        size_t ns = SHMEM_BCAST_SYNC_SIZE;
+        ns = ns < SHMEM_COLLECT_SYNC_SIZE ? SHMEM_COLLECT_SYNC_SIZE : ns;
+        ns = ns < SHMEM_REDUCE_SYNC_SIZE ? SHMEM_REDUCE_SYNC_SIZE : ns;
+        ns = ns < SHMEM_ALLTOALL_SYNC_SIZE ? SHMEM_ALLTOALL_SYNC_SIZE : ns;
+        c->psync = sym_alloc(c, ns * sizeof(long));
+        for (size_t i = 0; i < ns; i++)
+            c->psync[i] = SHMEM_SYNC_VALUE;
+        size_t nw = MiB / 8 / 2 + 1;
+        nw = nw < SHMEM_REDUCE_MIN_WRKDATA_SIZE ? SHMEM_REDUCE_MIN_WRKDATA_SIZE : nw;
+        c->pwrk = sym_alloc(c, nw * sizeof(long));
+    }
+    shmem_barrier_all();
+#endif
     shmem_barrier_all();
 }
 
 static void teardown(struct ctx *c)
 {
     shmem_barrier_all();
+    if (c->pwrk)
+        shmem_free(c->pwrk);
+    if (c->psync)
+        shmem_free(c->psync);
+    if (c->cdst) {
+        shmem_free(c->cdst);
+        shmem_free(c->csrc);
+    }
     if (c->bsrc) {
-        if (c->psync)
-            shmem_free(c->psync);
         shmem_free(c->bdst);
         shmem_free(c->bsrc);
     }

@@ -19,6 +19,10 @@
  * sources stream past.  Since every element is combined exactly once, in
  * rank order, floating-point results are bit-identical on every member.
  *
+ * Small reductions and scans (<= SHMI_STAGE_BYTES) take one barrier: each
+ * member stages its source in its team slot, and after the checked barrier
+ * every member combines the staged copies itself (reduce_small).
+ *
  * Integer sums and products are computed in an unsigned type at least as
  * wide as unsigned int: they wrap around instead of overflowing (undefined
  * behaviour for signed types, and for small types promoted to int). */
@@ -95,6 +99,23 @@ static void scan_block(const struct shmem_team_s *t, void *dest, const void *sou
     }
 }
 
+/* Small: every member combines the staged sources itself (in rank order, so
+ * floating-point results are the same everywhere) into its own dest.  In
+ * place is safe: the sources were copied into the staging buffers. */
+static void reduce_small(const struct shmem_team_s *t, void *dest, size_t n, size_t cnt,
+                         combine_fn f, int op, uint64_t seq)
+{
+    _Alignas(64) char acc[SHMI_STAGE_BYTES];
+    int upto = op == RED_INSCAN ? t->rank + 1 : op == RED_EXSCAN ? t->rank : t->size;
+    if (upto == 0) { /* exscan on rank 0: as the general path, zeros */
+        memset(dest, 0, n);
+        return;
+    }
+    memcpy(acc, shmi_team_stage(t, 0, seq), n);
+    for (int i = 1; i < upto; i++) f(acc, shmi_team_stage(t, i, seq), cnt);
+    memcpy(dest, acc, n);
+}
+
 static int reduce(const char *fn, shmem_team_t team, void *dest, const void *source,
                   size_t nelems, size_t elem, combine_fn f, uint64_t code)
 {
@@ -110,8 +131,14 @@ static int reduce(const char *fn, shmem_team_t team, void *dest, const void *sou
                        "same buffer (in place) or disjoint ones", fn, dest, source, n);
     }
     int op = (int)(code & 0xff);
-    shmi_team_enter(t, fn, op >= RED_INSCAN ? SHMI_OP_SCAN : SHMI_OP_REDUCE, nelems, code,
-                    n ? shmi_sym_key(dest) : 0, NULL, 0);
+    int small = n <= SHMI_STAGE_BYTES;
+    if (small && n) memcpy(shmi_team_stage_next(t), source, n);
+    uint64_t seq = shmi_team_enter(t, fn, op >= RED_INSCAN ? SHMI_OP_SCAN : SHMI_OP_REDUCE,
+                                   nelems, code, n ? shmi_sym_key(dest) : 0, NULL, 0);
+    if (small) {
+        if (n) reduce_small(t, dest, n, nelems, f, op, seq);
+        return 0;
+    }
     size_t q = nelems / (size_t)t->size, r = nelems % (size_t)t->size, me = (size_t)t->rank;
     size_t lo = me * q + (me < r ? me : r), hi = lo + q + (me < r);
     _Alignas(64) char acc[SHMI_RED_BLOCK], in[SHMI_RED_BLOCK];

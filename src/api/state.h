@@ -43,6 +43,7 @@ enum shmi_coll_op {
 
 #define SHMI_TEAM_MAX 128  /* teams alive at once on a PE, world and shared included */
 #define SHMI_PUB_WORDS 4   /* words a member publishes per team collective */
+#define SHMI_STAGE_BYTES 256 /* data a member stages per small team collective (coll.c) */
 
 /* One team's synchronization state on one PE: a slot of the control block
  * (see team.h).  Each written-by-others field has its own cache line. */
@@ -52,6 +53,10 @@ struct shmi_tsync {
     } bar[SHMI_BAR_ROUNDS];
     _Alignas(64) struct shmi_sig sig[2];          /* by parity of seq; read by peers */
     _Alignas(64) uint64_t pub[2][SHMI_PUB_WORDS]; /* by parity of seq; read by peers */
+    _Alignas(64) uint64_t arrive;  /* central barrier: arrivals (on team rank 0) */
+    _Alignas(64) uint64_t release; /* central barrier: epoch released (by the last one) */
+    /* small collectives: the member's data, by parity of seq; read by peers */
+    _Alignas(64) unsigned char stage[2][SHMI_STAGE_BYTES];
 };
 
 /* Per-PE control block at the start of the symmetric heap: peers reach it with
@@ -150,5 +155,8 @@ void shmi_barrier(void);
 void shmi_barrier_checked(const char *fn, enum shmi_coll_op op, uint64_t a0, uint64_t a1,
                           uint64_t a2);
 void shmi_quiet(void);
+/* Forget mem.c's per-heap state (the SHMEM_CHECKS=full quarantine); called by
+ * the last shmem_finalize before the allocator goes (mem.c). */
+void shmi_mem_fini(void);
 
 #endif

@@ -1,7 +1,8 @@
 /* sync.c - barriers, checked collectives, ordering (point-to-point waits:
  * wait.c).
  *
- * Barrier: dissemination over a team's members (ceil(log2 n) rounds, any n,
+ * Barrier: with more members than CPUs, central (sense by epoch: count in at
+ * rank 0, the last one releases every member); otherwise dissemination over a team's members (ceil(log2 n) rounds, any n,
  * any stride; team.h).  In round r, team rank i writes the barrier's epoch
  * into rank (i + 2^r) % n's flag r of the team's slot and waits until its own
  * flag r has reached the epoch.  Epochs only grow while the team lives, so a
@@ -23,6 +24,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 struct flag_wait {
     const uint64_t *flag;
@@ -35,23 +37,55 @@ static int flag_ready(const void *arg)
     return __atomic_load_n(w->flag, __ATOMIC_ACQUIRE) >= w->want;
 }
 
+static void bar_wait(int slot, const uint64_t *flag, uint64_t e, int many)
+{
+    struct flag_wait w = { flag, e };
+    if (flag_ready(&w)) return;
+    struct shmi_wait_desc d = { slot ? "a team barrier (team_sync or a team collective)"
+                                     : "a barrier (barrier_all, sync or a collective)",
+                                NULL, -1, 0, e };
+    shmi_wait_cur = &d;
+    (many ? shmi_wait_many : shmi_wait)(&shmi_g.ctl->bell, flag_ready, &w);
+}
+
+/* More members than CPUs: every member must get a CPU once to arrive and once
+ * to leave, and dissemination makes it once per round.  Same answer on every
+ * PE (online CPUs, not the affinity mask), so all members pick one scheme. */
+static int central(int n)
+{
+    static int cpus;
+    if (!cpus) {
+        long c = sysconf(_SC_NPROCESSORS_ONLN);
+        cpus = c > 0 ? (int)c : 1;
+    }
+    return n > cpus;
+}
+
 void shmi_team_barrier(struct shmem_team_s *t)
 {
     uint64_t e = ++t->epoch;
     int n = t->size, me = t->rank, slot = t->slot;
     struct shmi_tsync *mine = &shmi_g.ctl->team[slot];
+    if (central(n)) {
+        /* Count in at rank 0; the last one in writes the epoch into every
+         * member's own release word (never into one shared word: after the
+         * barrier rank 0 may clear its slot, shmem_team_destroy). */
+        uint64_t *cnt = &shmi_team_sync_of(t, 0)->arrive;
+        if (__atomic_add_fetch(cnt, 1, __ATOMIC_ACQ_REL) == e * (uint64_t)n) {
+            for (int k = 1; k <= n; k++) {
+                struct shmi_ctl *peer = shmi_ctl_of(shmi_team_pe(t, (me + k) % n));
+                __atomic_store_n(&peer->team[slot].release, e, __ATOMIC_RELEASE);
+                if (k < n) shmi_ring(&peer->bell);
+            }
+        }
+        bar_wait(slot, &mine->release, e, 1);
+        return;
+    }
     for (int r = 0, dist = 1; dist < n; r++, dist <<= 1) {
         struct shmi_ctl *peer = shmi_ctl_of(shmi_team_pe(t, (me + dist) % n));
         __atomic_store_n(&peer->team[slot].bar[r].epoch, e, __ATOMIC_RELEASE);
         shmi_ring(&peer->bell);
-        struct flag_wait w = { &mine->bar[r].epoch, e };
-        if (!flag_ready(&w)) {
-            struct shmi_wait_desc d = { slot ? "a team barrier (team_sync or a team collective)"
-                                             : "a barrier (barrier_all, sync or a collective)",
-                                        NULL, -1, 0, e };
-            shmi_wait_cur = &d;
-            shmi_wait(&shmi_g.ctl->bell, flag_ready, &w);
-        }
+        bar_wait(slot, &mine->bar[r].epoch, e, 0);
     }
 }
 

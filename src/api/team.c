@@ -81,6 +81,11 @@ const uint64_t *shmi_team_pub(const struct shmem_team_s *t, int rank, uint64_t s
     return shmi_team_sync_of(t, rank)->pub[seq & 1];
 }
 
+const unsigned char *shmi_team_stage(const struct shmem_team_s *t, int rank, uint64_t seq)
+{
+    return shmi_team_sync_of(t, rank)->stage[seq & 1];
+}
+
 uint64_t shmi_sym_key(const void *a)
 {
     const struct shmi_tp *tp = &shmi_g.tp;

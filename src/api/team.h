@@ -75,6 +75,18 @@ uint64_t shmi_team_enter(struct shmem_team_s *t, const char *fn, enum shmi_coll_
  * enters the team's next checked collective). */
 const uint64_t *shmi_team_pub(const struct shmem_team_s *t, int rank, uint64_t seq);
 
+/* Small collectives (coll.c, reduce.c): a member copies up to
+ * SHMI_STAGE_BYTES of its data into shmi_team_stage_next before
+ * shmi_team_enter; after it, peers read them with shmi_team_stage.  The
+ * buffers are double-buffered like the published words, so no closing
+ * barrier is needed: one barrier per small collective instead of two. */
+static inline unsigned char *shmi_team_stage_next(const struct shmem_team_s *t)
+{
+    return shmi_g.ctl->team[t->slot].stage[(t->seq + 1) & 1];
+}
+/* Data team rank i staged for collective seq (valid as shmi_team_pub). */
+const unsigned char *shmi_team_stage(const struct shmem_team_s *t, int rank, uint64_t seq);
+
 /* Identity of a symmetric address that is equal on every PE (segment and
  * offset: addresses of globals differ across PEs when ASLR is on); 0 for
  * NULL.  Used in signatures to check that all PEs pass the same buffer. */

@@ -85,6 +85,9 @@ enum { SHMI_WAIT_SLEEP, SHMI_WAIT_STILL, SHMI_WAIT_DONE };
 extern void (*shmi_wait_hook)(int event, double waited_s);
 /* Wait until ready(arg) is true; sleeps on bell (ours). */
 void shmi_wait(struct shmi_bell *bell, int (*ready)(const void *arg), const void *arg);
+/* The same for a condition that needs many other PEs to run first (a barrier
+ * with more members than CPUs): never spins after a yield (wait.c). */
+void shmi_wait_many(struct shmi_bell *bell, int (*ready)(const void *arg), const void *arg);
 /* Wake whoever sleeps on a bell (a peer's, through its mapping). */
 static inline void shmi_ring(struct shmi_bell *bell)
 {
