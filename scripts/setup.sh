@@ -5,13 +5,15 @@
 # pkg-config; clang and libclang-rt-14-dev (libFuzzer and clang's sanitizer
 # runtimes) for the fuzz targets (build-fuzz/, docs/testing.md); and for the
 # benchmark comparison (bench/compare.sh) Open MPI's OpenSHMEM: openmpi-bin,
-# libopenmpi-dev.  Packages already installed are left alone and nothing is
+# libopenmpi-dev; for the PMIx bootstrap (mpirun/srun, docs/cluster.md) and
+# its tests (ctest -L pmix): libpmix-dev (pmix.h; configure finds it) and
+# openmpi-bin (mpirun).  Packages already installed are left alone and nothing is
 # printed; missing ones are installed with apt-get, non-interactively,
 # through sudo when not root.  Elsewhere it only checks the commands and says
 # what to install.  Called by ./dev.
 set -euo pipefail
 
-packages=(gcc make cmake pkg-config clang libclang-rt-14-dev openmpi-bin libopenmpi-dev)
+packages=(gcc make cmake pkg-config clang libclang-rt-14-dev openmpi-bin libopenmpi-dev libpmix-dev)
 
 have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'; }
 

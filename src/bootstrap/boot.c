@@ -1,11 +1,15 @@
 /* boot.c - picks the bootstrap: a table of implementations (STYLE §2).
  *
- * "symrun" when the process was started by our launcher (SYMRUN_FD is set),
- * else "single": one PE, rank 0, so a SHMEM program also runs without a
- * launcher.  A new bootstrap (PMIx) is one more row and one more rule in
- * pick().  On failure b->ops stays NULL, so shmi_boot_abort/fini are no-ops. */
+ * SHMEM_BOOTSTRAP=symrun|pmix|single forces one.  Unset or "auto": "symrun"
+ * when the process was started by our launcher (SYMRUN_FD is set), "pmix"
+ * when a PMIx launcher started it (mpirun, srun --mpi=pmix: PMIX_RANK or
+ * PMIX_NAMESPACE is set), else "single": one PE, rank 0, so a SHMEM program
+ * also runs without a launcher.  symrun wins over PMIx so that symrun run
+ * inside an mpirun/srun job still gets its own PEs.  On failure b->ops stays
+ * NULL, so shmi_boot_abort/fini are no-ops. */
 #include "bootstrap/boot_impl.h"
 #include "util/err.h"
+#include "util/log.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -17,8 +21,12 @@ static const struct {
     const struct shmi_boot_ops *ops;
 } boots[] = {
     { "symrun", &shmi_boot_symrun_ops },
+#if SHMI_HAVE_PMIX
+    { "pmix", &shmi_boot_pmix_ops },
+#endif
     { "single", &shmi_boot_single_ops },
 };
+#define NBOOTS (sizeof boots / sizeof boots[0])
 
 /* Where shmi_boot_seterr writes; set only while shmi_boot_init runs. */
 static char *err_buf;
@@ -33,38 +41,123 @@ void shmi_boot_seterr(const char *fmt, ...)
     va_end(ap);
 }
 
-static const char *pick(void)
+const char *shmi_boot_names(void)
 {
-    return getenv("SYMRUN_FD") ? "symrun" : "single";
+    static char names[64];
+    if (!names[0])
+        for (size_t i = 0, at = 0; i < NBOOTS; i++)
+            at += (size_t)snprintf(names + at, sizeof names - at, "%s%s", i ? " " : "",
+                                   boots[i].name);
+    return names;
 }
 
 static const struct shmi_boot_ops *find(const char *name)
 {
-    for (size_t i = 0; i < sizeof boots / sizeof boots[0]; i++)
+    for (size_t i = 0; i < NBOOTS; i++)
         if (strcmp(boots[i].name, name) == 0) return boots[i].ops;
     return NULL;
 }
 
+/* The bootstrap's name, or NULL with the reason in err. */
+static const char *pick(char *err, size_t errlen)
+{
+    const char *want = getenv("SHMEM_BOOTSTRAP");
+    if (want && *want && strcmp(want, "auto") != 0) {
+        if (!strcmp(want, "symrun") && !getenv("SYMRUN_FD")) {
+            snprintf(err, errlen, "SHMEM_BOOTSTRAP=symrun, but SYMRUN_FD is not set: start "
+                     "the program with symrun, or unset SHMEM_BOOTSTRAP");
+            return NULL;
+        }
+        if (find(want)) return want;
+        if (!strcmp(want, "pmix"))
+            snprintf(err, errlen, "SHMEM_BOOTSTRAP=pmix, but this symheap was built without "
+                     "PMIx (pmix.h not found at configure time); install libpmix-dev and "
+                     "rebuild, or unset SHMEM_BOOTSTRAP");
+        else
+            snprintf(err, errlen, "SHMEM_BOOTSTRAP='%s' is not valid: expected auto, symrun, "
+                     "pmix or single (built in: %s)", want, shmi_boot_names());
+        return NULL;
+    }
+    if (getenv("SYMRUN_FD")) return "symrun";
+    const char *pmix = getenv("PMIX_RANK") ? "PMIX_RANK"
+                       : getenv("PMIX_NAMESPACE") ? "PMIX_NAMESPACE" : NULL;
+    if (pmix && find("pmix")) return "pmix";
+    if (pmix) {
+        /* Running every process as PE 0 of 1 would look like success. */
+        snprintf(err, errlen, "started by a PMIx launcher (%s=%s is set), but this symheap "
+                 "was built without PMIx; install libpmix-dev and rebuild, use symrun, or "
+                 "set SHMEM_BOOTSTRAP=single to run each process as a job of its own",
+                 pmix, getenv(pmix));
+        return NULL;
+    }
+    return "single";
+}
+
+/* Defaults for bootstraps that see one node: every PE is local. */
+static int fill_local(shmi_boot_t *b)
+{
+    if (b->local_pes) return SHMI_OK;
+    b->local_pes = malloc(sizeof(int) * (size_t)b->size);
+    if (!b->local_pes) return SHMI_ENOMEM;
+    for (int r = 0; r < b->size; r++) b->local_pes[r] = r;
+    b->local_rank = b->rank;
+    b->local_size = b->size;
+    return SHMI_OK;
+}
+
+/* Only the memory transport exists: every PE must be on this node.  This
+ * check moves to transport selection when the UCX transport comes. */
+static int check_one_node(shmi_boot_t *b, char *err, size_t errlen)
+{
+    if (b->local_size == b->size) return SHMI_OK;
+    char pes[64] = "";
+    for (int i = 0, at = 0; i < b->local_size && at < (int)sizeof pes - 12; i++)
+        at += snprintf(pes + at, sizeof pes - (size_t)at, "%s%d", i ? "," : "",
+                       b->local_pes[i]);
+    snprintf(err, errlen, "the job's %d PEs run on more than one node (this node, %.64s, has "
+             "%d of them: PEs %s%s); multi-node needs the UCX transport, not built yet: "
+             "start all PEs on one node (mpirun --host %.64s:%d, srun -N 1)",
+             b->size, b->hostname[0] ? b->hostname : "?", b->local_size, pes,
+             b->local_size > 8 ? ",..." : "", b->hostname[0] ? b->hostname : "HOST", b->size);
+    return SHMI_ENOTSUP;
+}
+
 int shmi_boot_init(shmi_boot_t *b, char *err, size_t errlen)
 {
-    const char *name = pick();
-    const struct shmi_boot_ops *ops = find(name);
+    char why[512] = "";
     memset(b, 0, sizeof *b);
     if (err && errlen) err[0] = 0;
-    if (!ops) { /* only reachable if pick() and the table disagree */
-        if (err) snprintf(err, errlen, "no bootstrap named '%s'", name);
+    const char *name = pick(why, sizeof why);
+    const struct shmi_boot_ops *ops = name ? find(name) : NULL;
+    if (!ops) {
+        if (err) snprintf(err, errlen, "%s", why[0] ? why : "no bootstrap");
         return SHMI_EINVAL;
     }
     err_buf = err;
     err_len = err ? errlen : 0;
     b->ops = ops;
     int rc = ops->init(b);
+    if (rc == 0) shmi_log_pe = b->rank; /* our messages from here on name the PE */
+    if (rc == 0 && (rc = fill_local(b)) == 0 && (rc = check_one_node(b, why, sizeof why)) != 0) {
+        if (err && errlen) snprintf(err, errlen, "%s", why);
+        ops->fini(b); /* an orderly end: the launcher sees an exit, not a lost PE */
+    }
     if (rc != 0) {
         if (err && errlen && !err[0])
             snprintf(err, errlen, "bootstrap '%s' failed: %s", name, shmi_strerror(rc));
+        free(b->local_pes);
+        b->local_pes = NULL;
         b->ops = NULL;
     }
     err_buf = NULL;
     err_len = 0;
     return rc;
+}
+
+void shmi_boot_fini(shmi_boot_t *b)
+{
+    if (b->ops) b->ops->fini(b);
+    b->ops = NULL;
+    free(b->local_pes);
+    b->local_pes = NULL;
 }

@@ -3,9 +3,9 @@
  * A bootstrap knows this PE's rank, the number of PEs, and can move small
  * amounts of data between all of them during start-up and tear-down.  It is
  * NOT used on the fast path (barriers and RMA go through the transport).
- * Implementations: "symrun" (our launcher, src/bootstrap/boot_symrun.c) and
- * "single" (program started without a launcher: one PE).  PMIx (mpirun,
- * srun) plugs in here later as another row of the table in boot.c.
+ * Implementations: "symrun" (our launcher, src/bootstrap/boot_symrun.c),
+ * "pmix" (mpirun, srun --mpi=pmix: boot_pmix.c, built when PMIx is found) and
+ * "single" (program started without a launcher: one PE).  boot.c picks one.
  *
  * Contract: every call is collective over all PEs except abort; calls are made
  * by one thread at a time; on a lost peer/launcher they return SHMI_EBOOT
@@ -26,8 +26,8 @@ struct shmi_boot_ops {
     int (*barrier)(shmi_boot_t *b);
     /* Node-local fd exchange (SCM_RIGHTS): send nfds descriptors, receive
      * size*nfds descriptors, all[i*nfds + k] = rank i's k-th fd (our own
-     * entries are dups).  Caller closes the received fds.  May be NULL when the
-     * bootstrap cannot pass descriptors. */
+     * entries are dups; -1 for PEs on other nodes).  Caller closes the
+     * received fds.  May be NULL when the bootstrap cannot pass descriptors. */
     int (*exchange_fds)(shmi_boot_t *b, const int *fds, int nfds, int *all);
     /* Tell the launcher this PE aborts with code: every PE is ended.  msg is
      * the already printed message (the launcher may repeat it).  Must be
@@ -40,19 +40,33 @@ struct shmi_boot_ops {
 struct shmi_boot_s {
     const struct shmi_boot_ops *ops;
     int rank, size;
+    /* This node: local_size PEs, world ranks local_pes[0..local_size)
+     * ascending, ours at local_pes[local_rank].  init may fill them (malloc'ed
+     * local_pes); else shmi_boot_init sets "every PE is local".  The memory
+     * transport maps only these; a network transport takes the others. */
+    int local_rank, local_size;
+    int *local_pes;
+    char hostname[256]; /* this node's name as the launcher knows it */
     void *priv; /* implementation state */
 };
 
-/* Pick and init the bootstrap: "symrun" when started by symrun (SYMRUN_FD is
- * set), else "single".  SHMEM_BOOTSTRAP may force one by name later.
- * On error writes a one-line reason into err. */
+/* Pick and init the bootstrap (docs/cluster.md): SHMEM_BOOTSTRAP=symrun, pmix
+ * or single forces one; unset or "auto": "symrun" when started by symrun
+ * (SYMRUN_FD is set), "pmix" when started by a PMIx launcher (PMIX_RANK or
+ * PMIX_NAMESPACE is set), else "single".  Refuses jobs whose PEs span more
+ * than one node (no network transport yet).  On error writes a one-line
+ * reason into err. */
 int shmi_boot_init(shmi_boot_t *b, char *err, size_t errlen);
+/* Names of the bootstraps built in, e.g. "symrun pmix single" (for docs and
+ * symheap-info). */
+const char *shmi_boot_names(void);
 
 static inline int shmi_boot_allgather(shmi_boot_t *b, const void *in, void *out, size_t len)
 { return b->ops->allgather(b, in, out, len); }
 static inline int shmi_boot_barrier(shmi_boot_t *b) { return b->ops->barrier(b); }
 static inline void shmi_boot_abort(shmi_boot_t *b, int code, const char *msg)
 { if (b->ops) b->ops->abort(b, code, msg); }
-static inline void shmi_boot_fini(shmi_boot_t *b) { if (b->ops) b->ops->fini(b); b->ops = 0; }
+/* Orderly end; frees local_pes. */
+void shmi_boot_fini(shmi_boot_t *b);
 
 #endif

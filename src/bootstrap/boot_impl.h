@@ -8,6 +8,7 @@
 
 extern const struct shmi_boot_ops shmi_boot_symrun_ops;
 extern const struct shmi_boot_ops shmi_boot_single_ops;
+extern const struct shmi_boot_ops shmi_boot_pmix_ops; /* when SHMI_HAVE_PMIX */
 
 /* From an implementation's init: the one-line reason shmi_boot_init returns
  * in its err buffer (what failed, the values, the fix).  Only valid while

@@ -68,7 +68,12 @@
     X(MALLOC_GPU,     bool, "0",                                                 \
       "1: shmem_malloc, shmem_calloc and shmem_align give GPU memory (as the "   \
       "SHMEMX_MALLOC_DEVICE hint does), and so does nvshmem_malloc in programs " \
-      "without CUDA code.")
+      "without CUDA code.") \
+    X(BOOTSTRAP,      str,  "auto",                                              \
+      "How PEs find each other (docs/cluster.md): auto (symrun when started by " \
+      "symrun, pmix when started by mpirun or srun --mpi=pmix, i.e. PMIX_RANK " \
+      "or PMIX_NAMESPACE is set, else single), or force symrun, pmix or single " \
+      "(every process a job of one PE).")
 
 struct shmi_env {
 #define SHMI_ENV_FIELD_size(name) size_t name;
