@@ -132,8 +132,11 @@ extern struct shmem_ctx_s shmi_ctx_default_s;
 void shmem_init(void);
 int shmem_init_thread(int requested, int *provided);
 void shmem_query_thread(int *provided);
-int shmem_query_initialized(int *initialized);
-int shmem_query_finalized(int *finalized);
+/* Both may be called at any time, before shmem_init and after shmem_finalize
+ * too.  initialized: non-zero between an initialization and its last
+ * matching shmem_finalize (init and finalize calls nest, spec 1.6). */
+void shmem_query_initialized(int *initialized);
+void shmem_query_finalized(int *finalized);
 void shmem_finalize(void);
 void shmem_global_exit(int status);
 int shmem_my_pe(void);
@@ -143,8 +146,12 @@ int shmem_addr_accessible(const void *addr, int pe);
 void *shmem_ptr(const void *dest, int pe);
 void shmem_info_get_version(int *major, int *minor);
 void shmem_info_get_name(char *name);
-int shmem_team_my_pe(shmem_team_t team);
-int shmem_team_n_pes(shmem_team_t team);
+/* Profiling control (spec annex "Profiling Interface"): symheap itself does
+ * no profiling; it keeps the level (1 after shmem_init; <= 0 off, 1 on, 2
+ * flush, > 2 tool-defined with further arguments), logs changes with
+ * SHMEM_DEBUG=1, and shmemx_pcontrol_level() returns it.  A profiling tool
+ * replaces this routine (see pshmem.h). */
+void shmem_pcontrol(int level, ...);
 
 /* ---- Memory management ----------------------------------------------------
  * Collective: every PE calls with the same arguments, in the same order; the
@@ -175,9 +182,7 @@ void shmem_getmem_nbi(void *dest, const void *source, size_t nelems, int pe);
     void shmem_##N##_iput(T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst,    \
                           size_t nelems, int pe);                                    \
     void shmem_##N##_iget(T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst,    \
-                          size_t nelems, int pe);                                    \
-    int shmem_##N##_broadcast(shmem_team_t team, T *dest, const T *source,           \
-                              size_t nelems, int PE_root);
+                          size_t nelems, int pe);
 SHMEM_TYPE_TABLE(SHMI_DECL_RMA)
 
 #define SHMI_DECL_SIZED(BITS, BYTES)                                                 \
@@ -215,14 +220,12 @@ SHMEM_TYPE_TABLE(SHMI_DECL_AMO)
         int shmem_##N##_test(T *ivar, int cmp, T cmp_value);)
 SHMEM_TYPE_TABLE(SHMI_DECL_SYNC)
 
-/* ---- Ordering and collectives on the world team ----------------------------- */
+/* ---- Ordering and collectives on the world team -----------------------------
+ * (team collectives, shmem_team_sync and broadcast: symheap/shmem_teams.h) */
 void shmem_quiet(void);
 void shmem_fence(void);
 void shmem_barrier_all(void);
 void shmem_sync_all(void);
-int shmem_team_sync(shmem_team_t team);
-int shmem_broadcastmem(shmem_team_t team, void *dest, const void *source, size_t nelems,
-                       int PE_root);
 
 /* ---- Further API groups, one header each (all part of shmem.h) ---------- */
 #include <symheap/shmem_teams.h>      /* teams, team collectives, reductions */

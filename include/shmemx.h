@@ -35,6 +35,10 @@ int shmemx_heap_check(void);
  * executable), or NULL/0 when SHMEM_GLOBALS=0. */
 void shmemx_globals_range(void **base, size_t *size);
 
+/* The level last passed to shmem_pcontrol (1 after every shmem_init, as the
+ * spec recommends); any time. */
+int shmemx_pcontrol_level(void);
+
 #include <symheap/shmemx_dist.h> /* initialization strategies, layouts, halo, cache, arena */
 #include <symheap/shmemx_gpu.h>  /* GPU heap: device hints, stream-ordered RMA */
 #include <symheap/shmemx_debug.h> /* heap reports (shmemx_heap_report) */
@@ -47,6 +51,15 @@ void shmemx_globals_range(void **base, size_t *size);
 #define shmemx_signal_set shmem_signal_set
 #define shmemx_ctx_signal_add shmem_ctx_signal_add
 #define shmemx_ctx_signal_set shmem_ctx_signal_set
+/* shmemx_TYPENAME_sum_inscan/_exscan: the 1.6 scans, from the reduction table. */
+#define SHMI_OLDX_SCAN(N, T, B, O, G)                                                    \
+    static inline int shmemx_##N##_sum_inscan(shmem_team_t team, T *dest, const T *source, \
+                                              size_t nelems)                             \
+    { return shmem_##N##_sum_inscan(team, dest, source, nelems); }                       \
+    static inline int shmemx_##N##_sum_exscan(shmem_team_t team, T *dest, const T *source, \
+                                              size_t nelems)                             \
+    { return shmem_##N##_sum_exscan(team, dest, source, nelems); }
+SHMEM_REDUCE_TABLE(SHMI_OLDX_SCAN)
 
 #ifdef __cplusplus
 }

@@ -33,7 +33,6 @@
 #define SHMI_GEN_ibget(N, T, A, B, S, G) SHMI_GC_RMA(G, T, shmem_##N##_ibget)
 #define SHMI_GEN_put_signal(N, T, A, B, S, G) SHMI_GC_RMA(G, T, shmem_##N##_put_signal)
 #define SHMI_GEN_put_signal_nbi(N, T, A, B, S, G) SHMI_GC_RMA(G, T, shmem_##N##_put_signal_nbi)
-#define SHMI_GEN_broadcast(N, T, A, B, S, G) SHMI_GC_RMA(G, T, shmem_##N##_broadcast)
 #define SHMI_GEN_ctx_put(N, T, A, B, S, G) SHMI_GC_RMA(G, T, shmem_ctx_##N##_put)
 #define SHMI_GEN_ctx_get(N, T, A, B, S, G) SHMI_GC_RMA(G, T, shmem_ctx_##N##_get)
 #define SHMI_GEN_ctx_put_nbi(N, T, A, B, S, G) SHMI_GC_RMA(G, T, shmem_ctx_##N##_put_nbi)
@@ -154,7 +153,6 @@ void shmi_no_such_type(void);
 #define shmem_signal_set(...)                                                     \
     _Generic((SHMI_ARG1(__VA_ARGS__, 0)), shmem_ctx_t: shmem_ctx_signal_set,      \
              default: shmem_signal_set)(__VA_ARGS__)
-#define shmem_broadcast(team, d, ...) SHMI_GENERIC(broadcast, d)(team, d, __VA_ARGS__)
 
 /* ---- AMOs ------------------------------------------------------------------------ */
 #define shmem_atomic_fetch(...) SHMI_CTXCALL(atomic_fetch, __VA_ARGS__)

@@ -150,15 +150,17 @@ SHMEM_REDUCE_TABLE(SHMI_DECL_REDUCE)
 
 /* ---- C11 generic interfaces of the team routines -----------------------------
  * Dispatch on dest's pointer type; a type the operation lacks is a compile
- * error naming shmi_no_such_type.  shmem_broadcast is in shmem_generic.h. */
+ * error naming shmi_no_such_type. */
 #if defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L && !defined(__cplusplus)
 void shmi_no_such_type(void);
+#define SHMI_TGEN_broadcast(N, T, A, B, S, G) SHMI_WHEN_##G##_GEN(T *: shmem_##N##_broadcast,)
 #define SHMI_TGEN_collect(N, T, A, B, S, G) SHMI_WHEN_##G##_GEN(T *: shmem_##N##_collect,)
 #define SHMI_TGEN_fcollect(N, T, A, B, S, G) SHMI_WHEN_##G##_GEN(T *: shmem_##N##_fcollect,)
 #define SHMI_TGEN_alltoall(N, T, A, B, S, G) SHMI_WHEN_##G##_GEN(T *: shmem_##N##_alltoall,)
 #define SHMI_TGEN_alltoalls(N, T, A, B, S, G) SHMI_WHEN_##G##_GEN(T *: shmem_##N##_alltoalls,)
 #define SHMI_TGENERIC(op, x)                                                              \
     _Generic((x), SHMEM_TYPE_TABLE(SHMI_TGEN_##op) default: shmi_no_such_type)
+#define shmem_broadcast(team, d, ...) SHMI_TGENERIC(broadcast, d)(team, d, __VA_ARGS__)
 #define shmem_collect(team, d, ...) SHMI_TGENERIC(collect, d)(team, d, __VA_ARGS__)
 #define shmem_fcollect(team, d, ...) SHMI_TGENERIC(fcollect, d)(team, d, __VA_ARGS__)
 #define shmem_alltoall(team, d, ...) SHMI_TGENERIC(alltoall, d)(team, d, __VA_ARGS__)

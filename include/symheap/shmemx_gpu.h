@@ -5,8 +5,10 @@
  * address on every PE, every peer's copy mapped into each PE, so kernels
  * reach any PE's copy with loads and stores (nvshmem.h's device API).  Which
  * calls give GPU memory:
- *   - shmem_malloc_with_hints(size, SHMEMX_MALLOC_DEVICE), and the
- *     _with_hints forms below: always (fatal without a usable GPU);
+ *   - shmem_malloc_with_hints(size, SHMEMX_MALLOC_DEVICE): when every PE
+ *     has a GPU; without one, host memory and a warning (hints are advice,
+ *     spec), and also when the hint word has bits symheap does not know;
+ *   - the _with_hints forms below: always (fatal without a usable GPU);
  *   - nvshmem_malloc/calloc/align (SHMEMX_MALLOC_DEVICE_AUTO): in programs
  *     with CUDA code compiled against nvshmem.h when a GPU is present, host
  *     memory otherwise (so the CPU examples keep working on GPU machines);
@@ -24,7 +26,7 @@ extern "C" {
 #endif
 
 /* shmem_malloc_with_hints bits (above the spec's). */
-#define SHMEMX_MALLOC_DEVICE (1L << 16)      /* GPU memory; error without a GPU */
+#define SHMEMX_MALLOC_DEVICE (1L << 16)      /* GPU memory (see above without a GPU) */
 #define SHMEMX_MALLOC_DEVICE_AUTO (1L << 17) /* GPU memory when the program uses the GPU heap */
 
 /* calloc/align with hints (GPU bits as above; other bits as shmem_malloc_with_hints). */

@@ -147,28 +147,82 @@ static void step_alloc(void)
     shmi_g.zero_hwm = 0;
 }
 
+/* Repeated initialization (spec 1.6): init and finalize calls nest.  depth
+ * counts the initializations not yet matched by a finalize; a finalize that
+ * leaves depth > 0 is a barrier (quiet + barrier_all) and frees nothing.
+ * The last one ends the session: collective checks and reports, then the
+ * allocator, teams, contexts and the GPU heap go, and the library is
+ * uninitialized (shmem_query_initialized says 0, calls are refused).  The
+ * bootstrap connection and the mappings of every PE's memory stay, dormant,
+ * so that a later shmem_init starts a new session without the launcher:
+ * a new allocator on the same heap, the predefined teams with their barrier
+ * state carried on (so the PEs that re-initialize first cannot confuse the
+ * others' old barrier words), no split team.  The launcher is told the PE
+ * finalized when the process exits (dormant_exit).  Settings (SHMEM_*) are
+ * those read by the first shmem_init. */
+static int depth;
+static int pcontrol_level = 1;
+
 /* A program that returns from main (exit status 0) without shmem_finalize is
  * finalized here, as other implementations do.  One that exits with another
  * status is failing: a collective finalize could wait forever for PEs that
- * are busy elsewhere, so we leave and let the launcher end the job. */
+ * are busy elsewhere, so we leave and let the launcher end the job.  A
+ * finalized (dormant) library tells the launcher it finalized and ends. */
 static void implicit_finalize(int status, void *arg)
 {
     (void)arg;
-    if (shmi_g.phase == SHMI_RUNNING && status == 0) shmem_finalize();
+    if (shmi_g.phase == SHMI_RUNNING && status == 0) {
+        depth = 1; /* unmatched inits: this is the last finalize */
+        shmem_finalize();
+    }
+    if (shmi_g.phase == SHMI_FINALIZED) {
+        shmi_log_set_abort_hook(NULL);
+        shmi_boot_fini(&shmi_g.boot);
+    }
+}
+
+/* Steps shared by the first initialization and a re-initialization. */
+static void start_session(int requested)
+{
+    shmi_gpu_init(); /* GPU heap (issue 7): now if the program has CUDA code */
+    shmi_watchdog_init();
+    shmi_report_install_signal();
+    shmi_g.thread_level = requested;
+    pcontrol_level = 1;
+    depth = 1;
+    shmi_g.phase = SHMI_RUNNING;
+}
+
+/* A new session on the dormant heap and mappings of a finalized library. */
+static void restart(int requested)
+{
+    if (shmi_alloc_create(&shmi_g.alloc, shmi_g.user_size) != SHMI_OK)
+        init_fail("cannot create the allocator", "out of private memory");
+    /* zero_hwm stays: the heap's pages below it hold the last session's data. */
+    struct shmem_team_s world = shmi_team_world_s, shared = shmi_team_shared_s;
+    shmi_team_init();
+    shmi_team_world_s = world; /* barrier epochs and collective numbers go on */
+    shmi_team_shared_s = shared;
+    shmi_log_set_abort_hook(abort_hook);
+    start_session(requested);
+    shmi_barrier();
 }
 
 int shmem_init_thread(int requested, int *provided)
 {
-    if (shmi_g.phase == SHMI_RUNNING) {
-        if (provided) *provided = shmi_g.thread_level;
-        return 0; /* repeated init is a no-op (spec 1.6) */
-    }
-    if (shmi_g.phase == SHMI_FINALIZED)
-        shmi_fatal("shmem_init called after shmem_finalize: symheap does not support "
-                   "re-initialization yet; initialize once per program");
     if (requested < SHMEM_THREAD_SINGLE || requested > SHMEM_THREAD_MULTIPLE)
         shmi_fatal("shmem_init_thread: requested=%d is not a thread level: use "
                    "SHMEM_THREAD_SINGLE, _FUNNELED, _SERIALIZED or _MULTIPLE", requested);
+    if (shmi_g.phase == SHMI_RUNNING) {
+        depth++; /* nested: matched by a finalize that only synchronizes */
+        if (provided) *provided = shmi_g.thread_level;
+        return 0;
+    }
+    if (shmi_g.phase == SHMI_FINALIZED) {
+        restart(requested);
+        if (provided) *provided = requested;
+        return 0;
+    }
     struct shmi_seg segs[SHMI_TP_MAX_SEGS];
     int nseg = 0;
     memset(&shmi_g, 0, sizeof shmi_g);
@@ -180,11 +234,7 @@ int shmem_init_thread(int requested, int *provided)
     step_transport(segs, nseg);
     step_alloc();
     shmi_team_init(); /* before any barrier: shmi_barrier is the world team's */
-    shmi_gpu_init(); /* GPU heap (issue 7): now if the program has CUDA code */
-    shmi_watchdog_init();
-    shmi_report_install_signal();
-    shmi_g.thread_level = requested;
-    shmi_g.phase = SHMI_RUNNING;
+    start_session(requested);
     on_exit(implicit_finalize, NULL);
     if (shmi_g.me == 0 && (shmi_g.env.VERSION || shmi_g.env.INFO))
         shmi_log_info("symheap %s (OpenSHMEM %d.%d), %d PEs, heap %zu bytes at %p",
@@ -213,6 +263,11 @@ void shmem_finalize(void)
             shmi_fatal("shmem_finalize called before shmem_init: call shmem_init() first");
         return; /* finalize twice: nothing left to do */
     }
+    if (depth > 1) {
+        depth--;
+        shmem_barrier_all();
+        return;
+    }
     int bad = shmi_heap_check();
     if (bad)
         shmi_fatal("shmem_finalize: %d block%s of the symmetric heap %s damaged (see above): "
@@ -220,15 +275,18 @@ void shmem_finalize(void)
     shmi_barrier_checked("shmem_finalize", SHMI_OP_FINALIZE, 0, 0, 0);
     shmi_report_fini(); /* SHMEM_HEAP_REPORT, then the leak report */
     shmi_selftest_summary();
+    depth = 0;
     shmi_g.phase = SHMI_FINALIZED;
     shmi_gpu_fini();
-    shmi_tp_fini(&shmi_g.tp);
+    shmi_mem_fini();
     shmi_alloc_destroy(shmi_g.alloc);
     shmi_g.alloc = NULL;
-    /* Our own heap and globals stay mapped: the program may still read its
-     * own data after finalize, and the memfds die with the process. */
-    shmi_log_set_abort_hook(NULL);
-    shmi_boot_fini(&shmi_g.boot);
+    /* Split teams end with the session.  Every write into their barrier words
+     * landed before the finalize barrier ended (a member leaves a barrier only
+     * after its partners' writes), so clear them now: a team split in a later
+     * session starts from zero.  Slots 0 and 1 (world, shared) go on. */
+    memset(&shmi_g.ctl->team[2], 0, sizeof shmi_g.ctl->team[0] * (SHMI_TEAM_MAX - 2));
+    /* Heap, globals, the peers' mappings and the bootstrap stay (see above). */
 }
 
 void shmem_global_exit(int status)
@@ -241,23 +299,34 @@ void shmem_global_exit(int status)
     _exit(status);
 }
 
+/* Any time (spec): the level of the current or, when finalized, the last
+ * session; SHMEM_THREAD_SINGLE before the first shmem_init. */
 void shmem_query_thread(int *provided)
 {
-    shmi_check_running("shmem_query_thread");
     if (provided) *provided = shmi_g.thread_level;
 }
 
-int shmem_query_initialized(int *initialized)
+void shmem_query_initialized(int *initialized)
 {
     if (initialized) *initialized = shmi_g.phase == SHMI_RUNNING;
-    return 0;
 }
 
-int shmem_query_finalized(int *finalized)
+void shmem_query_finalized(int *finalized)
 {
     if (finalized) *finalized = shmi_g.phase == SHMI_FINALIZED;
-    return 0;
 }
+
+void shmem_pcontrol(int level, ...)
+{
+    if (level != pcontrol_level)
+        shmi_log_debug("shmem_pcontrol: profiling level %d -> %d (%s); symheap itself does not "
+                       "profile: link a profiling tool (pshmem.h) to act on it", pcontrol_level,
+                       level, level <= 0 ? "off" : level == 1 ? "on" : level == 2 ? "on, flush"
+                                                                         : "tool-defined");
+    pcontrol_level = level;
+}
+
+int shmemx_pcontrol_level(void) { return pcontrol_level; }
 
 int shmem_my_pe(void)
 {

@@ -128,6 +128,14 @@ static void quar_flush(const char *fn)
     while (quar_len) quar_release(fn);
 }
 
+/* The last shmem_finalize drops the allocator: forget the quarantined offsets
+ * with it, so that a later shmem_init starts from an empty quarantine. */
+void shmi_mem_fini(void)
+{
+    quar_head = quar_len = 0;
+    quar_bytes = 0;
+}
+
 static void release(const char *fn, const struct shmi_ublock *ub)
 {
     if (shmi_checks < SHMI_CHECKS_FULL) {
@@ -191,17 +199,33 @@ void *shmem_malloc(size_t size)
                      SHMI_CALLER());
 }
 
+/* Hints are advice (spec): the standard bits, any unknown bit and the GPU
+ * bits without a GPU all give the same kind of host block.  A hint word
+ * with bits symheap does not know (tests-sos passes ~ATOMICS_REMOTE) is
+ * not meant for symheap's GPU bits either: only a word made of known bits
+ * may ask for GPU memory. */
+#define SHMI_KNOWN_HINTS                                                                   \
+    (SHMEM_MALLOC_ATOMICS_REMOTE | SHMEM_MALLOC_SIGNAL_REMOTE | SHMEMX_MALLOC_DEVICE |       \
+     SHMEMX_MALLOC_DEVICE_AUTO)
+
 void *shmem_malloc_with_hints(size_t size, long hints)
 {
-    shmi_check_running("shmem_malloc_with_hints");
+    static const char fn[] = "shmem_malloc_with_hints";
+    shmi_check_running(fn);
     shmi_report_poll();
     if (size == 0) return NULL;
-    if (shmi_gpu_hinted("shmem_malloc_with_hints", hints))
-        return shmi_gpu_malloc("shmem_malloc_with_hints", size, hints);
-    /* Hints are advice; with load/store on one node all memory suits atomics and
-     * signals equally, so every hint gives the same kind of block. */
-    return sym_alloc("shmem_malloc_with_hints", SHMI_OP_HINTS, size, SHMI_ALLOC_MIN_ALIGN,
-                     size, (uint64_t)hints, 0, SHMI_CALLER());
+    if (hints & ~SHMI_KNOWN_HINTS) {
+        static int warned;
+        if (!warned++) shmi_log_debug("%s: hints=%#lx has bits symheap does not know (%#lx): "
+                                      "ignored, host memory", fn, (unsigned long)hints,
+                                      (unsigned long)(hints & ~SHMI_KNOWN_HINTS));
+    } else if (shmi_gpu_hinted_soft(fn, hints)) {
+        return shmi_gpu_malloc(fn, size, hints);
+    }
+    /* With load/store on one node all host memory suits atomics and signals
+     * equally, so every standard hint gives the same kind of block. */
+    return sym_alloc(fn, SHMI_OP_HINTS, size, SHMI_ALLOC_MIN_ALIGN, size, (uint64_t)hints, 0,
+                     SHMI_CALLER());
 }
 
 void *shmem_calloc(size_t count, size_t size)

@@ -183,6 +183,22 @@ int shmi_gpu_hinted(const char *fn, long hints)
     return gpu_up(fn, 0);
 }
 
+int shmi_gpu_hinted_soft(const char *fn, long hints)
+{
+    if (!(hints & SHMEMX_MALLOC_DEVICE)) return shmi_gpu_hinted(fn, hints);
+    static int warned;
+    if (gpu.status == GPU_UP) return 1;
+    if (gpu.status == GPU_UNTRIED && shmi_g.env.GPU) {
+        shmi_barrier_checked(fn, SHMI_OP_GPU_INIT, 0, 0, 0);
+        if (gpu_up(fn, 0)) return 1;
+    }
+    if (!warned++ && shmi_g.me == 0)
+        shmi_log_warn("%s: hints ask for GPU memory (SHMEMX_MALLOC_DEVICE), but there is no GPU "
+                      "heap (%s): giving host memory, as the spec says hints are only advice",
+                      fn, gpu.why[0] ? gpu.why : "SHMEM_GPU=0");
+    return 0;
+}
+
 static void ensure_up(const char *fn)
 {
     if (gpu.status == GPU_UP) return;

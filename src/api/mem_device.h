@@ -40,6 +40,9 @@ int shmi_gpu_default(void);
 /* 1 when hints ask for GPU memory and it is (or, for
  * SHMEMX_MALLOC_DEVICE_AUTO, would be) available; sets the heap up lazily. */
 int shmi_gpu_hinted(const char *fn, long hints);
+/* The same for shmem_malloc_with_hints, where hints are advice (spec): with
+ * SHMEMX_MALLOC_DEVICE and no GPU heap, 0 (host memory) and a warning, once. */
+int shmi_gpu_hinted_soft(const char *fn, long hints);
 void *shmi_gpu_malloc(const char *fn, size_t size, long hints);
 void *shmi_gpu_calloc(const char *fn, size_t count, size_t size);
 void *shmi_gpu_align(const char *fn, size_t alignment, size_t size);

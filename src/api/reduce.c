@@ -27,6 +27,7 @@
  * wide as unsigned int: they wrap around instead of overflowing (undefined
  * behaviour for signed types, and for small types promoted to int). */
 #include "api/debug.h"
+#include "api/reduce_ops.h" /* SHMI_ARITH, SHMI_EXPR_<op> */
 #include "api/team.h"
 
 #include <shmem.h>
@@ -156,13 +157,6 @@ static int reduce(const char *fn, shmem_team_t team, void *dest, const void *sou
 
 /* ---- Combine functions and entry points, generated from the table --------- */
 
-/* The type integer sums and products of T are computed in (see above). */
-#define SHMI_ARITH(T)                                                                     \
-    __typeof__(_Generic((T)0, char: 0u, signed char: 0u, unsigned char: 0u, short: 0u,    \
-                        unsigned short: 0u, int: 0u, unsigned int: 0u, long: 0ul,         \
-                        unsigned long: 0ul, long long: 0ull, unsigned long long: 0ull,    \
-                        default: (T)0))
-
 #define SHMI_COMBINE(N, T, OP, EXPR)                                                      \
     static void red_##N##_##OP(void *acc, const void *in, size_t n)                       \
     {                                                                                     \
@@ -170,14 +164,6 @@ static int reduce(const char *fn, shmem_team_t team, void *dest, const void *sou
         const T *restrict y = in;                                                         \
         for (size_t i = 0; i < n; i++) x[i] = (EXPR);                                     \
     }
-#define SHMI_EXPR_and(T) x[i] & y[i]
-#define SHMI_EXPR_or(T) x[i] | y[i]
-#define SHMI_EXPR_xor(T) x[i] ^ y[i]
-#define SHMI_EXPR_max(T) y[i] > x[i] ? y[i] : x[i]
-#define SHMI_EXPR_min(T) y[i] < x[i] ? y[i] : x[i]
-#define SHMI_EXPR_sum(T) (T)((SHMI_ARITH(T))x[i] + (SHMI_ARITH(T))y[i])
-#define SHMI_EXPR_prod(T) (T)((SHMI_ARITH(T))x[i] * (SHMI_ARITH(T))y[i])
-
 #define SHMI_DEF_REDUCE1(N, T, OP, OPC)                                                   \
     SHMI_COMBINE(N, T, OP, SHMI_EXPR_##OP(T))                                             \
     int shmem_##N##_##OP##_reduce(shmem_team_t team, T *dest, const T *source,           \

@@ -38,6 +38,9 @@ enum shmi_coll_op {
     /* GPU heap (mem_device.c, issue 7); args as the host ops, offsets from gpu.base */
     SHMI_OP_GPU_INIT, SHMI_OP_GPU_MALLOC, SHMI_OP_GPU_CALLOC, SHMI_OP_GPU_ALIGN,
     SHMI_OP_GPU_REALLOC, SHMI_OP_GPU_FREE,
+    /* shmem_barrier_all, shmem_sync_all, shmem_team_sync: one kind, checked
+     * through the barrier's own flags (sync.c), no signature */
+    SHMI_OP_BARRIER,
     SHMI_OP_COUNT
 };
 
@@ -52,6 +55,7 @@ struct shmi_tsync {
         _Alignas(64) uint64_t epoch;  /* written by the round's partner */
     } bar[SHMI_BAR_ROUNDS];
     _Alignas(64) struct shmi_sig sig[2];          /* by parity of seq; read by peers */
+    uint64_t cur[2]; /* (epoch << 16) | op of its barriers, by epoch parity: error messages */
     _Alignas(64) uint64_t pub[2][SHMI_PUB_WORDS]; /* by parity of seq; read by peers */
     _Alignas(64) uint64_t arrive;  /* central barrier: arrivals (on team rank 0) */
     _Alignas(64) uint64_t release; /* central barrier: epoch released (by the last one) */

@@ -10,6 +10,16 @@
  * satisfies ">= epoch"; flags never need resetting (shmem_team_destroy clears
  * the slot for the next team).  shmi_barrier is this on SHMEM_TEAM_WORLD.
  *
+ * Flags hold (epoch << 16) | op: the barrier's kind (SHMI_OP_BARRIER for
+ * barrier_all/sync_all/team_sync, a checked collective's op, NONE for the
+ * library's own barriers).  A member that finds another kind than its own in
+ * a flag of the same epoch met a PE in another collective (PE 0 in
+ * shmem_malloc while PE 2 is in shmem_barrier_all): it stops the job at once,
+ * naming each member's call from the words `cur` every member sets before it
+ * enters.  Free: the flag was read anyway.  A partner already one barrier
+ * further (its flag shows epoch + 1) is not compared; the barrier after it
+ * or the signature check will be.
+ *
  * Checked collectives: before the barrier each member publishes a signature
  * (sequence number, operation, arguments, result) in its team slot, buffer
  * seq % 2; after it, every member compares its own with team rank 0's.  Rank
@@ -37,9 +47,11 @@ static int flag_ready(const void *arg)
     return __atomic_load_n(w->flag, __ATOMIC_ACQUIRE) >= w->want;
 }
 
+#define BAR_SHIFT 16 /* flag = epoch << BAR_SHIFT | op */
+
 static void bar_wait(int slot, const uint64_t *flag, uint64_t e, int many)
 {
-    struct flag_wait w = { flag, e };
+    struct flag_wait w = { flag, e << BAR_SHIFT };
     if (flag_ready(&w)) return;
     struct shmi_wait_desc d = { slot ? "a team barrier (team_sync or a team collective)"
                                      : "a barrier (barrier_all, sync or a collective)",
@@ -61,11 +73,29 @@ static int central(int n)
     return n > cpus;
 }
 
-void shmi_team_barrier(struct shmem_team_s *t)
+static _Noreturn void bar_mismatch(const struct shmem_team_s *t, const char *fn, uint64_t e,
+                                   unsigned op, int rank, unsigned other);
+
+/* What a flag of epoch e says about the member that wrote it; fatal when it
+ * is another kind of call than ours (rank: the writer, or -1 when unknown). */
+static inline void bar_check(const struct shmem_team_s *t, const char *fn, const uint64_t *flag,
+                             uint64_t e, unsigned op, int rank)
 {
-    uint64_t e = ++t->epoch;
+    uint64_t v = __atomic_load_n(flag, __ATOMIC_RELAXED);
+    unsigned other = (unsigned)(v & ((1u << BAR_SHIFT) - 1));
+    if (other != op && op != SHMI_OP_NONE && other != SHMI_OP_NONE && v >> BAR_SHIFT == e &&
+        shmi_checks != SHMI_CHECKS_OFF)
+        bar_mismatch(t, fn, e, op, rank, other);
+}
+
+void shmi_team_barrier(struct shmem_team_s *t) { shmi_team_barrier_op(t, NULL, SHMI_OP_NONE); }
+
+void shmi_team_barrier_op(struct shmem_team_s *t, const char *fn, enum shmi_coll_op op)
+{
+    uint64_t e = ++t->epoch, w = e << BAR_SHIFT | op;
     int n = t->size, me = t->rank, slot = t->slot;
     struct shmi_tsync *mine = &shmi_g.ctl->team[slot];
+    if (op != SHMI_OP_NONE) __atomic_store_n(&mine->cur[e & 1], w, __ATOMIC_RELAXED);
     if (central(n)) {
         /* Count in at rank 0; the last one in writes the epoch into every
          * member's own release word (never into one shared word: after the
@@ -74,18 +104,20 @@ void shmi_team_barrier(struct shmem_team_s *t)
         if (__atomic_add_fetch(cnt, 1, __ATOMIC_ACQ_REL) == e * (uint64_t)n) {
             for (int k = 1; k <= n; k++) {
                 struct shmi_ctl *peer = shmi_ctl_of(shmi_team_pe(t, (me + k) % n));
-                __atomic_store_n(&peer->team[slot].release, e, __ATOMIC_RELEASE);
+                __atomic_store_n(&peer->team[slot].release, w, __ATOMIC_RELEASE);
                 if (k < n) shmi_ring(&peer->bell);
             }
         }
         bar_wait(slot, &mine->release, e, 1);
+        bar_check(t, fn, &mine->release, e, op, -1);
         return;
     }
     for (int r = 0, dist = 1; dist < n; r++, dist <<= 1) {
         struct shmi_ctl *peer = shmi_ctl_of(shmi_team_pe(t, (me + dist) % n));
-        __atomic_store_n(&peer->team[slot].bar[r].epoch, e, __ATOMIC_RELEASE);
+        __atomic_store_n(&peer->team[slot].bar[r].epoch, w, __ATOMIC_RELEASE);
         shmi_ring(&peer->bell);
         bar_wait(slot, &mine->bar[r].epoch, e, 0);
+        bar_check(t, fn, &mine->bar[r].epoch, e, op, (me - dist % n + n) % n);
     }
 }
 
@@ -107,6 +139,7 @@ static const char *op_name[SHMI_OP_COUNT] = {
     [SHMI_OP_GPU_MALLOC] = "GPU malloc", [SHMI_OP_GPU_CALLOC] = "GPU calloc",
     [SHMI_OP_GPU_ALIGN] = "GPU align", [SHMI_OP_GPU_REALLOC] = "GPU realloc",
     [SHMI_OP_GPU_FREE] = "GPU free",
+    [SHMI_OP_BARRIER] = "a barrier (barrier_all, sync_all or team_sync)",
 };
 
 const char *shmi_op_name(enum shmi_coll_op op)
@@ -147,6 +180,9 @@ static void describe(const struct shmi_sig *s, char *buf, size_t len)
     case SHMI_OP_GPU_FREE:
         snprintf(buf, len, "%s(%p)", name, (void *)(shmi_g.gpu.base + s->arg[0]));
         break;
+    case SHMI_OP_BARRIER:
+        snprintf(buf, len, "%s", name);
+        return;
     default:
         if (s->op >= SHMI_OP_TEAM_SPLIT && s->op <= SHMI_OP_SCAN) shmi_coll_describe(s, buf, len);
         else snprintf(buf, len, "%s()", name);
@@ -178,6 +214,54 @@ static void check_sig(const struct shmem_team_s *t, const char *fn, const struct
                    ? " (free the same pointer)" : "");
 }
 
+/* Member rank k's call in barrier epoch e, from its `cur` word and, for a
+ * checked collective, its signature. */
+static void member_call(const struct shmem_team_s *t, int k, uint64_t e, char *buf, size_t len)
+{
+    const struct shmi_tsync *s = shmi_team_sync_of(t, k);
+    uint64_t cur = __atomic_load_n(&s->cur[e & 1], __ATOMIC_RELAXED); /* a peer is at most in e + 1 */
+    unsigned op = (unsigned)(cur & ((1u << BAR_SHIFT) - 1));
+    if (cur >> BAR_SHIFT != e) {
+        snprintf(buf, len, "not in this barrier yet");
+        return;
+    }
+    /* its signature of this call: the newer of the two with this op (it may
+     * have published its next call's in the other buffer already) */
+    struct shmi_sig a = s->sig[0], b = s->sig[1];
+    const struct shmi_sig *sig = a.op == op && (b.op != op || a.seq > b.seq) ? &a
+                                 : b.op == op                                ? &b : NULL;
+    if (op != SHMI_OP_BARRIER && sig) {
+        describe(sig, buf, len);
+        return;
+    }
+    snprintf(buf, len, "%s", shmi_op_name(op));
+}
+
+static _Noreturn void bar_mismatch(const struct shmem_team_s *t, const char *fn, uint64_t e,
+                                   unsigned op, int rank, unsigned other)
+{
+    char line[1024], call[200], next[200];
+    size_t n = 0;
+    member_call(t, 0, e, call, sizeof call);
+    for (int k = 0, first = 0; k < t->size && n + 1 < sizeof line; k++) {
+        if (k + 1 < t->size) member_call(t, k + 1, e, next, sizeof next);
+        if (k + 1 < t->size && !strcmp(next, call)) continue; /* runs of one call: PEs 1-7 */
+        int a = shmi_team_pe(t, first), b = shmi_team_pe(t, k);
+        if (a == b)
+            n += (size_t)snprintf(line + n, sizeof line - n, "%sPE %d: %s", first ? "; " : "", a, call);
+        else
+            n += (size_t)snprintf(line + n, sizeof line - n, "%sPEs %d-%d: %s", first ? "; " : "",
+                                  a, b, call);
+        first = k + 1;
+        memcpy(call, next, sizeof call);
+    }
+    char who[64] = "another PE";
+    if (rank >= 0) snprintf(who, sizeof who, "PE %d", shmi_team_pe(t, rank));
+    shmi_fatal("%s: collective mismatch: this PE is in %s while %s is in %s: every PE must "
+               "make the same collective calls in the same order; each PE's call: %s",
+               fn ? fn : "barrier", shmi_op_name(op), who, shmi_op_name(other), line);
+}
+
 uint64_t shmi_team_enter(struct shmem_team_s *t, const char *fn, enum shmi_coll_op op,
                          uint64_t a0, uint64_t a1, uint64_t a2, const uint64_t *pub, int npub)
 {
@@ -187,7 +271,7 @@ uint64_t shmi_team_enter(struct shmem_team_s *t, const char *fn, enum shmi_coll_
     *mine = (struct shmi_sig){ seq, op, 0, { a0, a1, a2 } };
     for (int i = 0; i < npub; i++) s->pub[seq & 1][i] = pub[i];
     shmi_quiet();
-    shmi_team_barrier(t);
+    shmi_team_barrier_op(t, fn, op);
     if (t->rank != 0 && shmi_checks != SHMI_CHECKS_OFF) check_sig(t, fn, mine);
     return seq;
 }
@@ -218,12 +302,12 @@ void shmem_barrier_all(void)
     shmi_check_running("shmem_barrier_all");
     shmi_report_poll();
     shmi_quiet();
-    shmi_barrier();
+    shmi_team_barrier_op(SHMEM_TEAM_WORLD, "shmem_barrier_all", SHMI_OP_BARRIER);
 }
 
 void shmem_sync_all(void)
 {
     shmi_check_running("shmem_sync_all");
     shmi_report_poll();
-    shmi_barrier();
+    shmi_team_barrier_op(SHMEM_TEAM_WORLD, "shmem_sync_all", SHMI_OP_BARRIER);
 }

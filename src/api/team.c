@@ -147,7 +147,7 @@ int shmem_team_sync(shmem_team_t team)
 {
     shmi_check_running(__func__);
     if (team == SHMEM_TEAM_INVALID) return -1;
-    shmi_team_barrier(shmi_team_get(__func__, team));
+    shmi_team_barrier_op(shmi_team_get(__func__, team), __func__, SHMI_OP_BARRIER);
     return 0;
 }
 

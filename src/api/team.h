@@ -60,8 +60,14 @@ struct shmem_team_s *shmi_team_get(const char *fn, shmem_team_t team);
 /* Our sync slot of team t, and member rank i's copy of it. */
 struct shmi_tsync *shmi_team_sync_of(const struct shmem_team_s *t, int rank);
 
-/* Dissemination barrier over the team's members (sync.c). */
+/* Barrier over the team's members (sync.c), unchecked: for the library's own
+ * barriers inside a call that already matched its partners'. */
 void shmi_team_barrier(struct shmem_team_s *t);
+/* The same for a call the program made (op: SHMI_OP_BARRIER or a checked
+ * collective's op): each member's flag carries its op, so a member that
+ * meets another op in the same barrier stops the job, naming what every
+ * member is in (unless SHMEM_CHECKS=off).  fn is the public call. */
+void shmi_team_barrier_op(struct shmem_team_s *t, const char *fn, enum shmi_coll_op op);
 
 /* Start of a checked team collective: quiet, publish the signature
  * (op, a0..a2) and the npub words of pub (npub <= SHMI_PUB_WORDS; may be

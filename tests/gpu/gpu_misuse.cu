@@ -18,7 +18,9 @@ int main(int argc, char **argv)
     int me = nvshmem_my_pe();
     int *p = (int *)nvshmem_malloc(4096);
     if (!strcmp(m, "hint_no_gpu")) { /* run with SHMEM_GPU=0 */
-        shmem_malloc_with_hints(64, SHMEMX_MALLOC_DEVICE);
+        /* the extension's explicit GPU request is fatal without a GPU heap;
+         * shmem_malloc_with_hints falls back to host memory (hints are advice) */
+        shmemx_align_with_hints(64, 64, SHMEMX_MALLOC_DEVICE);
     } else if (!strcmp(m, "one_pe_alloc")) {
         if (me == 0) nvshmem_malloc(4096);
         nvshmem_free(p);

@@ -96,6 +96,15 @@ int main(int argc, char **argv)
         /* PE 0 waits for a flag nobody sets while the others sit in a barrier */
         if (me == 0) shmem_long_wait_until(&sym[0], SHMEM_CMP_EQ, 5);
         shmem_barrier_all();
+    } else if (!strcmp(m, "malloc_vs_barrier")) { /* issue 3: named at the barrier itself */
+        if (me == 0) shmem_malloc(64);
+        else shmem_barrier_all();
+        shmem_barrier_all(); /* not reached: the barrier above already stops the job */
+    } else if (!strcmp(m, "malloc_vs_finalize")) { /* the last PE allocates, the rest are done */
+        if (me == n - 1) shmem_malloc(64);
+    } else if (!strcmp(m, "bcast_vs_sync")) {
+        if (me == 0) shmem_long_broadcast(SHMEM_TEAM_WORLD, sym, sym + 8, 4, 0);
+        else shmem_sync_all();
     } else if (!strcmp(m, "heap_check_ok")) {
         if (shmemx_heap_check() != 0) return 3;
         shmem_free(sym);

@@ -1,0 +1,2 @@
+/* <mpp/shmem.h>: the header directory OpenSHMEM deprecates but still lists. */
+#include <shmem.h>
