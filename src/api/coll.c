@@ -283,28 +283,28 @@ void shmi_coll_describe(const struct shmi_sig *s, char *buf, size_t len)
 
 int shmem_broadcastmem(shmem_team_t team, void *dest, const void *source, size_t nelems,
                        int PE_root)
-{ return broadcast(__func__, team, dest, source, nelems, 1, PE_root); }
+{ SHMI_SITE(); return broadcast(__func__, team, dest, source, nelems, 1, PE_root); }
 int shmem_collectmem(shmem_team_t team, void *dest, const void *source, size_t nelems)
-{ return collect(__func__, team, dest, source, nelems, 1); }
+{ SHMI_SITE(); return collect(__func__, team, dest, source, nelems, 1); }
 int shmem_fcollectmem(shmem_team_t team, void *dest, const void *source, size_t nelems)
-{ return fcollect(__func__, team, dest, source, nelems, 1); }
+{ SHMI_SITE(); return fcollect(__func__, team, dest, source, nelems, 1); }
 int shmem_alltoallmem(shmem_team_t team, void *dest, const void *source, size_t nelems)
-{ return alltoall(__func__, team, dest, source, nelems, 1); }
+{ SHMI_SITE(); return alltoall(__func__, team, dest, source, nelems, 1); }
 int shmem_alltoallsmem(shmem_team_t team, void *dest, const void *source, ptrdiff_t dst,
                        ptrdiff_t sst, size_t nelems)
-{ return alltoalls(__func__, team, dest, source, dst, sst, nelems, 1); }
+{ SHMI_SITE(); return alltoalls(__func__, team, dest, source, dst, sst, nelems, 1); }
 
 #define SHMI_DEF_COLL(N, T, A, B, S, G)                                                    \
     int shmem_##N##_broadcast(shmem_team_t team, T *dest, const T *source, size_t nelems, \
                               int PE_root)                                                \
-    { return broadcast(__func__, team, dest, source, nelems, sizeof(T), PE_root); }       \
+    { SHMI_SITE(); return broadcast(__func__, team, dest, source, nelems, sizeof(T), PE_root); }       \
     int shmem_##N##_collect(shmem_team_t team, T *dest, const T *source, size_t nelems)   \
-    { return collect(__func__, team, dest, source, nelems, sizeof(T)); }                  \
+    { SHMI_SITE(); return collect(__func__, team, dest, source, nelems, sizeof(T)); }                  \
     int shmem_##N##_fcollect(shmem_team_t team, T *dest, const T *source, size_t nelems)  \
-    { return fcollect(__func__, team, dest, source, nelems, sizeof(T)); }                 \
+    { SHMI_SITE(); return fcollect(__func__, team, dest, source, nelems, sizeof(T)); }                 \
     int shmem_##N##_alltoall(shmem_team_t team, T *dest, const T *source, size_t nelems)  \
-    { return alltoall(__func__, team, dest, source, nelems, sizeof(T)); }                 \
+    { SHMI_SITE(); return alltoall(__func__, team, dest, source, nelems, sizeof(T)); }                 \
     int shmem_##N##_alltoalls(shmem_team_t team, T *dest, const T *source, ptrdiff_t dst, \
                               ptrdiff_t sst, size_t nelems)                               \
-    { return alltoalls(__func__, team, dest, source, dst, sst, nelems, sizeof(T)); }
+    { SHMI_SITE(); return alltoalls(__func__, team, dest, source, dst, sst, nelems, sizeof(T)); }
 SHMEM_TYPE_TABLE(SHMI_DEF_COLL)

@@ -3,6 +3,7 @@
 #include "api/state.h"
 
 #include <dlfcn.h>
+#include <link.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -76,6 +77,55 @@ char *shmi_site_describe(void *ret, char *buf, size_t len)
                  (unsigned long)((uintptr_t)ret - (uintptr_t)di.dli_saddr), obj);
     else
         snprintf(buf, len, "%s+0x%lx", obj, (unsigned long)((uintptr_t)ret - (uintptr_t)di.dli_fbase));
+    return buf;
+}
+
+__thread void *shmi_call_site;
+
+/* The executable: load bias and the address range of its loaded segments. */
+static struct { uintptr_t bias, lo, hi; int known; } exe;
+
+static int first_object(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    (void)size;
+    (void)arg;
+    exe.bias = (uintptr_t)info->dlpi_addr;
+    exe.lo = UINTPTR_MAX;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type != PT_LOAD) continue;
+        uintptr_t a = exe.bias + ph->p_vaddr, b = a + ph->p_memsz;
+        if (a < exe.lo) exe.lo = a;
+        if (b > exe.hi) exe.hi = b;
+    }
+    return 1; /* the first object is the executable */
+}
+
+uintptr_t shmi_exe_bias(void)
+{
+    if (!__atomic_load_n(&exe.known, __ATOMIC_ACQUIRE)) {
+        dl_iterate_phdr(first_object, NULL);
+        __atomic_store_n(&exe.known, 1, __ATOMIC_RELEASE);
+    }
+    return exe.bias;
+}
+
+char *shmi_site_of_pe(uint64_t site, uint64_t bias, char *buf, size_t len)
+{
+    buf[0] = 0;
+    if (!site) return buf;
+    /* The same program runs on every PE.  Same load address (symrun starts
+     * PEs without address randomization): the address is ours too.  Else
+     * move it from that PE's executable to ours, if it lies in it. */
+    uintptr_t mine = shmi_exe_bias(), ret = (uintptr_t)(site - bias + mine);
+    if (bias != mine && (ret < exe.lo || ret >= exe.hi)) return buf;
+    static uintptr_t last;      /* one site resolved again and again: PEs 1-63 */
+    static char where[200];
+    if (ret != last) {
+        shmi_site_describe((void *)ret, where, sizeof where);
+        last = ret;
+    }
+    snprintf(buf, len, " at %s", where);
     return buf;
 }
 

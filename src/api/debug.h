@@ -32,6 +32,17 @@ const char *shmi_site_op(uint32_t id);
  * "main+0x1c (prog)" from dladdr, else the raw address.  Slow: for reports. */
 char *shmi_site_describe(void *ret, char *buf, size_t len);
 #define SHMI_CALLER() __builtin_return_address(0)
+/* The program's call site of the collective this thread is entering: public
+ * collective entry points set it (SHMI_SITE()), the barrier publishes it, and
+ * mismatch messages name it for every PE. */
+extern __thread void *shmi_call_site;
+#define SHMI_SITE() (shmi_call_site = SHMI_CALLER())
+/* Load bias of the main executable (0 for a non-PIE one). */
+uintptr_t shmi_exe_bias(void);
+/* " at file.c:12 (main)" for a call site that a PE whose executable has load
+ * bias exe published; "" when it cannot be told (0, or not in the program).
+ * Slow: for error messages. */
+char *shmi_site_of_pe(uint64_t site, uint64_t exe, char *buf, size_t len);
 
 /* ---- Block layout ------------------------------------------------------- */
 static inline uint64_t shmi_tag_make(uint32_t site, uint32_t front)

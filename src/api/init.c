@@ -258,6 +258,7 @@ void shmem_init(void) { shmem_init_thread(SHMEM_THREAD_SINGLE, NULL); }
 
 void shmem_finalize(void)
 {
+    SHMI_SITE();
     if (shmi_g.phase != SHMI_RUNNING) {
         if (shmi_g.phase == SHMI_UNINIT)
             shmi_fatal("shmem_finalize called before shmem_init: call shmem_init() first");

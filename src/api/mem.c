@@ -179,6 +179,7 @@ static void *sym_alloc(const char *fn, enum shmi_coll_op op, size_t size, size_t
                        uint64_t a0, uint64_t a1, int zero, void *caller)
 {
     struct shmi_ublock ub;
+    shmi_call_site = caller;
     int rc = carve(fn, size, align, shmi_site_intern(caller, fn), zero, &ub);
     shmi_barrier_checked(fn, op, a0, a1, rc == SHMI_OK ? ub.off : UINT64_MAX);
     if (rc != SHMI_OK) {
@@ -309,6 +310,7 @@ void (*shmi_free_hook)(const char *fn, const void *ptr);
 void shmem_free(void *ptr)
 {
     shmi_check_running("shmem_free");
+    SHMI_SITE();
     shmi_report_poll();
     if (!ptr) return;
     if (shmi_free_hook) shmi_free_hook("shmem_free", ptr);
@@ -345,6 +347,7 @@ static int resize_block(const char *fn, struct shmi_ublock *ub, size_t size)
 void *shmem_realloc(void *ptr, size_t size)
 {
     shmi_check_running("shmem_realloc");
+    SHMI_SITE();
     shmi_report_poll();
     if (!ptr) return sym_alloc("shmem_realloc", SHMI_OP_MALLOC, size, SHMI_ALLOC_MIN_ALIGN, size,
                                0, 0, SHMI_CALLER());

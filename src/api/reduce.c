@@ -168,7 +168,7 @@ static int reduce(const char *fn, shmem_team_t team, void *dest, const void *sou
     SHMI_COMBINE(N, T, OP, SHMI_EXPR_##OP(T))                                             \
     int shmem_##N##_##OP##_reduce(shmem_team_t team, T *dest, const T *source,           \
                                   size_t nreduce)                                         \
-    { return reduce(__func__, team, dest, source, nreduce, sizeof(T), red_##N##_##OP,    \
+    { SHMI_SITE(); return reduce(__func__, team, dest, source, nreduce, sizeof(T), red_##N##_##OP,    \
                     CODE(N, OPC)); }
 #define SHMI_DEF_REDUCE(N, T, B, O, G)                                                    \
     SHMI_WHEN_##B##_BIT(SHMI_DEF_REDUCE1(N, T, and, RED_AND)                              \
@@ -179,9 +179,9 @@ static int reduce(const char *fn, shmem_team_t team, void *dest, const void *sou
     SHMI_DEF_REDUCE1(N, T, sum, RED_SUM)                                                  \
     SHMI_DEF_REDUCE1(N, T, prod, RED_PROD)                                                \
     int shmem_##N##_sum_inscan(shmem_team_t team, T *dest, const T *source, size_t nelems) \
-    { return reduce(__func__, team, dest, source, nelems, sizeof(T), red_##N##_sum,      \
+    { SHMI_SITE(); return reduce(__func__, team, dest, source, nelems, sizeof(T), red_##N##_sum,      \
                     CODE(N, RED_INSCAN)); }                                               \
     int shmem_##N##_sum_exscan(shmem_team_t team, T *dest, const T *source, size_t nelems) \
-    { return reduce(__func__, team, dest, source, nelems, sizeof(T), red_##N##_sum,      \
+    { SHMI_SITE(); return reduce(__func__, team, dest, source, nelems, sizeof(T), red_##N##_sum,      \
                     CODE(N, RED_EXSCAN)); }
 SHMEM_REDUCE_TABLE(SHMI_DEF_REDUCE)

@@ -55,7 +55,11 @@ struct shmi_tsync {
         _Alignas(64) uint64_t epoch;  /* written by the round's partner */
     } bar[SHMI_BAR_ROUNDS];
     _Alignas(64) struct shmi_sig sig[2];          /* by parity of seq; read by peers */
-    uint64_t cur[2]; /* (epoch << 16) | op of its barriers, by epoch parity: error messages */
+    struct shmi_cur {     /* its barriers, by epoch parity: for error messages only */
+        uint64_t w;       /* (epoch << 16) | op */
+        uint64_t site;    /* the program's call site (return address), or 0 */
+        uint64_t exe;     /* load bias of its executable, to read site in another PE */
+    } cur[2];
     _Alignas(64) uint64_t pub[2][SHMI_PUB_WORDS]; /* by parity of seq; read by peers */
     _Alignas(64) uint64_t arrive;  /* central barrier: arrivals (on team rank 0) */
     _Alignas(64) uint64_t release; /* central barrier: epoch released (by the last one) */

@@ -95,7 +95,12 @@ void shmi_team_barrier_op(struct shmem_team_s *t, const char *fn, enum shmi_coll
     uint64_t e = ++t->epoch, w = e << BAR_SHIFT | op;
     int n = t->size, me = t->rank, slot = t->slot;
     struct shmi_tsync *mine = &shmi_g.ctl->team[slot];
-    if (op != SHMI_OP_NONE) __atomic_store_n(&mine->cur[e & 1], w, __ATOMIC_RELAXED);
+    if (op != SHMI_OP_NONE) { /* what we are in, for peers' error messages */
+        struct shmi_cur *c = &mine->cur[e & 1];
+        c->site = (uint64_t)(uintptr_t)shmi_call_site;
+        c->exe = shmi_exe_bias();
+        __atomic_store_n(&c->w, w, __ATOMIC_RELAXED);
+    }
     if (central(n)) {
         /* Count in at rank 0; the last one in writes the epoch into every
          * member's own release word (never into one shared word: after the
@@ -198,9 +203,15 @@ static void check_sig(const struct shmem_team_s *t, const char *fn, const struct
     if (theirs.seq == mine->seq && theirs.op == mine->op &&
         !memcmp(theirs.arg, mine->arg, sizeof mine->arg))
         return;
-    char a[200], b[200];
+    char a[400], b[400];
     describe(mine, a, sizeof a);
     describe(&theirs, b, sizeof b);
+    /* where: ours from this thread, rank 0's from what it published with the
+     * barrier just passed */
+    const struct shmi_cur *c0 = &shmi_team_sync_of(t, 0)->cur[t->epoch & 1];
+    size_t na = strlen(a), nb = strlen(b);
+    shmi_site_of_pe((uint64_t)(uintptr_t)shmi_call_site, shmi_exe_bias(), a + na, sizeof a - na);
+    shmi_site_of_pe(c0->site, c0->exe, b + nb, sizeof b - nb);
     int pe0 = shmi_team_pe(t, 0);
     const char *who = t == SHMEM_TEAM_WORLD ? "" : " (rank 0 of the team)";
     if (theirs.seq != mine->seq) {
@@ -219,28 +230,30 @@ static void check_sig(const struct shmem_team_s *t, const char *fn, const struct
 static void member_call(const struct shmem_team_s *t, int k, uint64_t e, char *buf, size_t len)
 {
     const struct shmi_tsync *s = shmi_team_sync_of(t, k);
-    uint64_t cur = __atomic_load_n(&s->cur[e & 1], __ATOMIC_RELAXED); /* a peer is at most in e + 1 */
+    const struct shmi_cur *c = &s->cur[e & 1]; /* a peer is at most in barrier e + 1 */
+    uint64_t cur = __atomic_load_n(&c->w, __ATOMIC_RELAXED);
     unsigned op = (unsigned)(cur & ((1u << BAR_SHIFT) - 1));
     if (cur >> BAR_SHIFT != e) {
         snprintf(buf, len, "not in this barrier yet");
         return;
     }
+    char site[240];
+    shmi_site_of_pe(c->site, c->exe, site, sizeof site);
     /* its signature of this call: the newer of the two with this op (it may
      * have published its next call's in the other buffer already) */
     struct shmi_sig a = s->sig[0], b = s->sig[1];
     const struct shmi_sig *sig = a.op == op && (b.op != op || a.seq > b.seq) ? &a
                                  : b.op == op                                ? &b : NULL;
-    if (op != SHMI_OP_BARRIER && sig) {
-        describe(sig, buf, len);
-        return;
-    }
-    snprintf(buf, len, "%s", shmi_op_name(op));
+    if (op != SHMI_OP_BARRIER && sig) describe(sig, buf, len);
+    else snprintf(buf, len, "%s", shmi_op_name(op));
+    size_t n = strlen(buf);
+    snprintf(buf + n, len - n, "%s", site);
 }
 
 static _Noreturn void bar_mismatch(const struct shmem_team_s *t, const char *fn, uint64_t e,
                                    unsigned op, int rank, unsigned other)
 {
-    char line[1024], call[200], next[200];
+    char line[2048], call[400], next[400];
     size_t n = 0;
     member_call(t, 0, e, call, sizeof call);
     for (int k = 0, first = 0; k < t->size && n + 1 < sizeof line; k++) {
@@ -300,6 +313,7 @@ void shmem_fence(void)
 void shmem_barrier_all(void)
 {
     shmi_check_running("shmem_barrier_all");
+    SHMI_SITE();
     shmi_report_poll();
     shmi_quiet();
     shmi_team_barrier_op(SHMEM_TEAM_WORLD, "shmem_barrier_all", SHMI_OP_BARRIER);
@@ -308,6 +322,7 @@ void shmem_barrier_all(void)
 void shmem_sync_all(void)
 {
     shmi_check_running("shmem_sync_all");
+    SHMI_SITE();
     shmi_report_poll();
     shmi_team_barrier_op(SHMEM_TEAM_WORLD, "shmem_sync_all", SHMI_OP_BARRIER);
 }

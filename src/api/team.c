@@ -21,6 +21,7 @@
  * in flight), then the slot is cleared and freed locally.  A new team can
  * reuse it only through a later split, which every member enters after that
  * clearing: the fresh team's epochs start at zero again. */
+#include "api/debug.h" /* SHMI_SITE */
 #include "api/team.h"
 
 #include <stdio.h>
@@ -146,6 +147,7 @@ void *shmem_team_ptr(shmem_team_t team, const void *dest, int pe)
 int shmem_team_sync(shmem_team_t team)
 {
     shmi_check_running(__func__);
+    SHMI_SITE();
     if (team == SHMEM_TEAM_INVALID) return -1;
     shmi_team_barrier_op(shmi_team_get(__func__, team), __func__, SHMI_OP_BARRIER);
     return 0;
@@ -229,6 +231,7 @@ int shmem_team_split_strided(shmem_team_t parent_team, int start, int stride, in
 {
     const char *fn = __func__;
     shmi_check_running(fn);
+    SHMI_SITE();
     if (!new_team) shmi_fatal("%s: new_team is NULL: pass the address of a shmem_team_t", fn);
     *new_team = SHMEM_TEAM_INVALID;
     if (parent_team == SHMEM_TEAM_INVALID) return -1;
@@ -256,6 +259,7 @@ int shmem_team_split_2d(shmem_team_t parent_team, int xrange,
 {
     const char *fn = __func__;
     shmi_check_running(fn);
+    SHMI_SITE();
     if (!xaxis_team || !yaxis_team)
         shmi_fatal("%s: xaxis_team=%p yaxis_team=%p: pass the addresses of two shmem_team_t",
                    fn, (void *)xaxis_team, (void *)yaxis_team);
@@ -289,6 +293,7 @@ void shmem_team_destroy(shmem_team_t team)
 {
     const char *fn = __func__;
     shmi_check_running(fn);
+    SHMI_SITE();
     if (team == SHMEM_TEAM_INVALID) return;
     if (team == SHMEM_TEAM_WORLD || team == SHMEM_TEAM_SHARED)
         shmi_fatal("%s: %s is a predefined team and cannot be destroyed: destroy only teams "
