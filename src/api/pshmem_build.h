@@ -15,6 +15,7 @@
 #ifndef SHMI_PSHMEM_BUILD_H
 #define SHMI_PSHMEM_BUILD_H
 
+#define SHMI_BUILDING_LIBRARY 1 /* headers leave out inline wrappers (shmemx.h) */
 #include <shmem.h>
 #include <shmemx.h>
 #define SHMI_PSHMEM_NO_DECLS
