@@ -26,7 +26,9 @@
     X(WAIT_SPIN,      size, "200",                                               \
       "Polls of a wait (barrier, wait_until) before the PE yields the CPU and "  \
       "then sleeps in the kernel. When unset and the PEs outnumber the CPUs, "   \
-      "0: spinning would only delay the PE being waited for.")                  \
+      "0: spinning would only delay the PE being waited for. Independently, a "  \
+      "yield that returns at once (no other process wanted the CPU) is "        \
+      "followed by about 1 us of polling before the next one.")                  \
     X(GLOBALS,        bool, "1",                                                 \
       "Make the program's global and static variables symmetric (remote "       \
       "access to them) by moving the executable's data and bss onto shared "    \
