@@ -58,9 +58,16 @@ static inline char *at(const struct shmem_team_s *t, const void *a, int rank)
     return shmi_tp_ptr(&shmi_g.tp, a, shmi_team_pe(t, rank));
 }
 
+/* dest and source each inside one block (a collective writes dn bytes at
+ * dest: too small a buffer is the usual mistake), and not overlapping. */
 static void no_overlap(const char *fn, const void *dest, size_t dn, const void *source, size_t sn)
 {
     uintptr_t d = (uintptr_t)dest, s = (uintptr_t)source;
+    char hint[96];
+    snprintf(hint, sizeof hint, ": allocate at least %zu bytes for dest", dn);
+    shmi_mem_check_span(fn, "dest", dest, dn, hint);
+    snprintf(hint, sizeof hint, ": source must hold %zu bytes", sn);
+    shmi_mem_check_span(fn, "source", source, sn, hint);
     if (shmi_checks != SHMI_CHECKS_OFF && dn && sn && d < s + sn && s < d + dn)
         shmi_fatal("%s: dest=%p (%zu bytes) and source=%p (%zu bytes) overlap: this collective "
                    "needs separate buffers", fn, dest, dn, source, sn);
@@ -83,6 +90,8 @@ static int broadcast(const char *fn, shmem_team_t team, void *dest, const void *
     int gpu = n && (shmi_gpu_has(dest) || shmi_gpu_has(source));
     char *d = n && !gpu ? shmi_sym(fn, "dest", dest, n, shmi_g.me) : NULL;
     const char *s = n && !gpu ? shmi_sym(fn, "source", source, n, shmi_team_pe(t, root)) : NULL;
+    if (d) shmi_mem_check_span(fn, "dest", dest, n, NULL);
+    if (s) shmi_mem_check_span(fn, "source", source, n, NULL);
     int small = !gpu && n <= SHMI_STAGE_BYTES;
     if (small && t->rank == root) memcpy(shmi_team_stage_next(t), source, n);
     uint64_t seq = shmi_team_enter(t, fn, SHMI_OP_BROADCAST, n, (uint64_t)root << 8 | elem,

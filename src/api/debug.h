@@ -81,6 +81,14 @@ void shmi_selftest_block(const char *fn, char *user, size_t size, int zeroed);
 /* At finalize, PE 0 prints how many blocks the self-test checked (SHMEM_SELFTEST). */
 void shmi_selftest_summary(void);
 
+/* SHMEM_CHECKS cheap or full: the n bytes at heap address p (what: the
+ * argument's name) lie inside one live block's user bytes; else stop with the
+ * block, its size and allocation site, and how far the range runs past it
+ * (hint: appended, e.g. how big the buffer must be).  Addresses outside the
+ * heap (globals) are not checked.  Costs a tree lookup: for collectives. */
+void shmi_mem_check_span(const char *fn, const char *what, const void *p, size_t n,
+                         const char *hint);
+
 /* Blocks that a module above the heap manages (e.g. lazy arrays, dist_lazy.c)
  * and that shmem_free/shmem_realloc must refuse: the module sets this hook,
  * which stops the program with a message naming the right call when ptr is

@@ -264,6 +264,29 @@ void *shmem_align(size_t alignment, size_t size)
 
 /* The live block whose user pointer is ptr, or a fatal message saying what
  * ptr is instead. */
+void shmi_mem_check_span(const char *fn, const char *what, const void *p, size_t n,
+                         const char *hint)
+{
+    uintptr_t x = (uintptr_t)p, base = (uintptr_t)shmi_g.user_base;
+    struct shmi_block_info bi;
+    if (shmi_checks == SHMI_CHECKS_OFF || n == 0 || x - base >= shmi_g.user_size ||
+        shmi_alloc_find(shmi_g.alloc, x - base, &bi) != SHMI_OK)
+        return;
+    struct shmi_ublock ub;
+    shmi_ublock_of(&bi, &ub);
+    uintptr_t u = (uintptr_t)ub.user;
+    if (bi.live && x >= u && x - u <= ub.size && n <= ub.size - (x - u)) return;
+    char site[256];
+    if (!bi.live)
+        shmi_fatal("%s: %s=%p (%zu bytes) is not in a live block of the symmetric heap: it "
+                   "is free or freed memory%s", fn, what, p, n, hint ? hint : "");
+    shmi_fatal("%s: %s=%p needs %zu bytes, but the block it is in (at %p, %zu bytes, from %s "
+               "at %s) %s%s", fn, what, p, n, (void *)ub.user, ub.size, shmi_site_op(ub.site),
+               shmi_site_describe(shmi_site_ret(ub.site), site, sizeof site),
+               x < u ? "starts after it" : "is too small: the range runs past its end",
+               hint ? hint : "");
+}
+
 static void live_block(const char *fn, const void *ptr, struct shmi_ublock *ub)
 {
     uintptr_t x = (uintptr_t)ptr, base = (uintptr_t)shmi_g.user_base;

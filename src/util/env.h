@@ -37,10 +37,11 @@
       "Virtual address where the symmetric heap should start (hex 0x..., or "   \
       "0 to let the PEs agree on one). For debugging address conflicts.")       \
     X(CHECKS,         str,  "cheap",                                             \
-      "Debug checks: off; cheap (default: every collective's arguments and "    \
-      "call are compared across PEs, guard zones around every block checked at " \
-      "free/realloc/finalize); full (also poisons freed memory and detects "     \
-      "writes after free, checks every put/get stays inside one block).")        \
+      "Debug checks: off; cheap (default: every collective's call, arguments "  \
+      "and call site are compared across PEs, collective buffers must lie "      \
+      "inside one block, guard zones around every block are checked at "         \
+      "free/realloc/finalize, leaks reported at finalize); full (also poisons "  \
+      "freed memory and detects writes after free).")                            \
     X(WATCHDOG,       size, "60",                                                \
       "Seconds a PE may wait in a barrier, collective or wait_until before it "  \
       "prints what every PE is blocked in (0 turns the watchdog off).")          \
