@@ -7,13 +7,17 @@
 # benchmark comparison (bench/compare.sh) Open MPI's OpenSHMEM: openmpi-bin,
 # libopenmpi-dev; for the PMIx bootstrap (mpirun/srun, docs/cluster.md) and
 # its tests (ctest -L pmix): libpmix-dev (pmix.h; configure finds it) and
-# openmpi-bin (mpirun).  Packages already installed are left alone and nothing is
+# openmpi-bin (mpirun); for the UCX transport between nodes (docs/cluster.md)
+# libucx-dev (ucp.h; configure finds it), and for its tests (ctest -L
+# multinode, network namespaces) iproute2.  Packages already installed are
+# left alone and nothing is
 # printed; missing ones are installed with apt-get, non-interactively,
 # through sudo when not root.  Elsewhere it only checks the commands and says
 # what to install.  Called by ./dev.
 set -euo pipefail
 
-packages=(gcc make cmake pkg-config clang libclang-rt-14-dev openmpi-bin libopenmpi-dev libpmix-dev)
+packages=(gcc make cmake pkg-config clang libclang-rt-14-dev openmpi-bin libopenmpi-dev libpmix-dev
+          libucx-dev iproute2)
 
 have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'; }
 

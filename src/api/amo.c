@@ -4,13 +4,18 @@
  * operation on 4- and 8-byte values; typed bodies move their value's bits in
  * and out (float and double too).  A _nbi fetching AMO is the blocking one
  * storing its result into *fetch: it is complete when it returns, which
- * satisfies "complete at the next quiet". */
+ * satisfies "complete at the next quiet".  A PE on another node gets the same
+ * operations as UCX atomics (net.c): atomic with the CPU atomics of the PEs
+ * of its node, as the target applies them with CPU atomics too. */
 #include "api/ctx.h"
 #include "api/mem_device.h" /* GPU memory goes to the copy engines (issue 7) */
+#include "transport/ucx.h"    /* enum shmi_ucx_amo */
 
 #include <string.h>
 
 enum amo_op { AMO_FETCH, AMO_SET, AMO_SWAP, AMO_CSWAP, AMO_ADD, AMO_AND, AMO_OR, AMO_XOR };
+_Static_assert((int)AMO_XOR == (int)SHMI_UCX_XOR && (int)AMO_CSWAP == (int)SHMI_UCX_CSWAP,
+               "amo.c's operations are numbered as ucx.h's");
 
 #define AMO_APPLY(W)                                                                      \
     static uint64_t amo##W(uint##W##_t *p, enum amo_op op, uint##W##_t v, uint##W##_t c)  \
@@ -39,6 +44,8 @@ static uint64_t shmi_amo(const char *fn, shmem_ctx_t ctx, const void *dest, size
     void *p = shmi_sym(fn, "dest", dest, size, wpe);
     if ((uintptr_t)dest % size)
         shmi_fatal("%s: dest=%p is not aligned to its %zu-byte type (pe=%d)", fn, dest, size, pe);
+    if (shmi_tp_remote(&shmi_g.tp, wpe)) /* another node: UCX atomics (net.c) */
+        return shmi_net_amo(fn, (void *)dest, size, op, v, c, wpe);
     uint64_t old = size == 4 ? amo32(p, op, (uint32_t)v, (uint32_t)c) : amo64(p, op, v, c);
     if (op != AMO_FETCH) shmi_ring(&shmi_ctl_of(wpe)->bell);
     return old;

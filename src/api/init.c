@@ -123,7 +123,11 @@ static void step_globals(struct shmi_seg *segs, int *nseg)
 static void step_transport(struct shmi_seg *segs, int nseg)
 {
     char err[512];
-    if (shmi_tp_init(&shmi_g.tp, &shmi_g.boot, segs, nseg, err, sizeof err) != SHMI_OK)
+    /* our doorbell (the control block's first field, at the heap's end; see
+     * step_alloc): the network transport's progress thread rings it */
+    struct shmi_bell *bell = (struct shmi_bell *)(shmi_g.heap.base + shmi_g.heap.size -
+                                                  SHMI_CTL_SIZE);
+    if (shmi_tp_init(&shmi_g.tp, &shmi_g.boot, segs, nseg, bell, err, sizeof err) != SHMI_OK)
         init_fail("cannot map the other PEs' memory", err);
     /* Every PE has mapped every peer's memfds: drop ours, the mappings keep
      * the memory alive and nothing remains once the last process exits. */
@@ -177,6 +181,7 @@ static void implicit_finalize(int status, void *arg)
     }
     if (shmi_g.phase == SHMI_FINALIZED) {
         shmi_log_set_abort_hook(NULL);
+        if (shmi_g.tp.remote) shmi_tp_fini(&shmi_g.tp); /* UCX: flush, disconnect */
         shmi_boot_fini(&shmi_g.boot);
     }
 }
@@ -274,6 +279,10 @@ void shmem_finalize(void)
         shmi_fatal("shmem_finalize: %d block%s of the symmetric heap %s damaged (see above): "
                    "fix the out-of-bounds writes", bad, bad > 1 ? "s" : "", bad > 1 ? "were" : "was");
     shmi_barrier_checked("shmem_finalize", SHMI_OP_FINALIZE, 0, 0, 0);
+    /* Across nodes, members read team rank 0's signature over the network
+     * after the barrier: one more, so no PE disconnects (at exit) while
+     * another still reads from it (issue 9). */
+    if (SHMI_NET) shmi_barrier();
     shmi_report_fini(); /* SHMEM_HEAP_REPORT, then the leak report */
     shmi_selftest_summary();
     depth = 0;

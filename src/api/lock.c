@@ -55,6 +55,9 @@ static uint32_t wait_bits(const char *what, long *lock, const uint32_t *word, ui
 /* word i of PE pe's copy of the lock (checked). */
 static uint32_t *word_of(const char *fn, long *lock, int i, int pe)
 {
+    if (shmi_tp_remote(&shmi_g.tp, pe)) /* issue 9: the queue is CPU atomics on mappings */
+        shmi_fatal("%s across nodes is not supported yet: the lock's queue word is on PE %d, "
+                   "on another node; use a lock only among the PEs of one node", fn, pe);
     return (uint32_t *)shmi_sym(fn, "lock", lock, sizeof *lock, pe) + i;
 }
 

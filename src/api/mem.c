@@ -397,7 +397,8 @@ void *shmem_ptr(const void *dest, int pe)
 {
     shmi_check_pe("shmem_ptr", pe);
     if (shmi_gpu_has(dest)) return shmi_gpu_ptr("shmem_ptr", dest, 0, pe);
-    return shmi_sym("shmem_ptr", "dest", dest, 0, pe);
+    void *p = shmi_sym("shmem_ptr", "dest", dest, 0, pe);
+    return shmi_tp_remote(&shmi_g.tp, pe) ? NULL : p; /* another node: no load/store */
 }
 
 int shmem_addr_accessible(const void *addr, int pe)

@@ -1,7 +1,9 @@
 /* rma.c - puts and gets, plain and on contexts.  On one node a put is a
  * memcpy into the peer's mapping of the heap (or globals), a get a memcpy out
  * of it; both complete before returning, so the _nbi forms are the same
- * routines and quiet only orders.  After a put we ring the peer's doorbell (a
+ * routines and quiet only orders.  A PE on another node (shmi_tp_remote) goes
+ * to the network (net.c): there _nbi only starts the operation, and the
+ * next quiet completes it.  After a put we ring the peer's doorbell (a
  * load, plus a system call only when the peer sleeps in a wait).  Typed
  * families are generated from SHMEM_TYPE_TABLE; every body is one call to a
  * size-based routine taking the context (SHMEM_CTX_DEFAULT for the plain
@@ -20,8 +22,10 @@ static size_t bytes(const char *fn, size_t nelems, size_t elem)
     return nelems * elem;
 }
 
+/* Returns the bytes stored through our mapping of wpe's memory (0 when
+ * nothing, or when the network carried them): the caller then rings wpe. */
 static size_t put_raw(const char *fn, void *dest, const void *src, size_t nelems, size_t elem,
-                      int wpe)
+                      int wpe, int nbi)
 {
     size_t n = bytes(fn, nelems, elem);
     if (n == 0) return 0;
@@ -30,6 +34,10 @@ static size_t put_raw(const char *fn, void *dest, const void *src, size_t nelems
         return n;
     }
     void *d = shmi_sym(fn, "dest", dest, n, wpe);
+    if (shmi_tp_remote(&shmi_g.tp, wpe)) {
+        shmi_net_put(fn, dest, src, n, wpe, nbi);
+        return 0;
+    }
     if (wpe == shmi_g.me) memmove(d, src, n);
     else memcpy(d, src, n);
     return n;
@@ -39,18 +47,18 @@ static size_t put_raw(const char *fn, void *dest, const void *src, size_t nelems
 size_t shmi_put_raw(const char *fn, void *dest, const void *src, size_t nelems, size_t elem,
                     int wpe)
 {
-    return put_raw(fn, dest, src, nelems, elem, wpe);
+    return put_raw(fn, dest, src, nelems, elem, wpe, 0);
 }
 
 static void put(const char *fn, shmem_ctx_t ctx, void *dest, const void *src, size_t nelems,
-                size_t elem, int pe)
+                size_t elem, int pe, int nbi)
 {
     int wpe = shmi_ctx_pe(fn, ctx, pe);
-    if (put_raw(fn, dest, src, nelems, elem, wpe)) shmi_ring(&shmi_ctl_of(wpe)->bell);
+    if (put_raw(fn, dest, src, nelems, elem, wpe, nbi)) shmi_ring(&shmi_ctl_of(wpe)->bell);
 }
 
 static void get(const char *fn, shmem_ctx_t ctx, void *dest, const void *src, size_t nelems,
-                size_t elem, int pe)
+                size_t elem, int pe, int nbi)
 {
     int wpe = shmi_ctx_pe(fn, ctx, pe);
     size_t n = bytes(fn, nelems, elem);
@@ -60,7 +68,8 @@ static void get(const char *fn, shmem_ctx_t ctx, void *dest, const void *src, si
         return;
     }
     const void *s = shmi_sym(fn, "source", src, n, wpe);
-    if (wpe == shmi_g.me) memmove(dest, s, n);
+    if (shmi_tp_remote(&shmi_g.tp, wpe)) shmi_net_get(fn, dest, src, n, wpe, nbi);
+    else if (wpe == shmi_g.me) memmove(dest, s, n);
     else memcpy(dest, s, n);
 }
 
@@ -85,35 +94,41 @@ static void blocks(const char *fn, shmem_ctx_t ctx, char *dest, const char *src,
         return;
     }
     char *sym = shmi_sym(fn, is_put ? "dest" : "source", is_put ? dest : src, span, wpe);
+    size_t n = bsize * elem, dstep = (size_t)dst * elem, sstep = (size_t)sst * elem;
+    if (shmi_tp_remote(&shmi_g.tp, wpe)) { /* one operation per block, then complete all */
+        for (size_t b = 0; b < nblocks; b++)
+            (is_put ? shmi_net_put : shmi_net_get)(fn, dest + dstep * b, src + sstep * b, n, wpe, 1);
+        shmi_net_quiet(); /* blocking: sources reusable, fetched data here */
+        return;
+    }
     char *d = is_put ? sym : dest;
     const char *s = is_put ? src : sym;
-    size_t n = bsize * elem, dstep = (size_t)dst * elem, sstep = (size_t)sst * elem;
     for (size_t b = 0; b < nblocks; b++) memcpy(d + dstep * b, s + sstep * b, n);
     if (is_put) shmi_ring(&shmi_ctl_of(wpe)->bell);
 }
 
 #define RMA_ARGS (void *dest, const void *source, size_t nelems, int pe)
-SHMI_PAIR(void, putmem, RMA_ARGS, put(__func__, ctx, dest, source, nelems, 1, pe);)
-SHMI_PAIR(void, getmem, RMA_ARGS, get(__func__, ctx, dest, source, nelems, 1, pe);)
-SHMI_PAIR(void, putmem_nbi, RMA_ARGS, put(__func__, ctx, dest, source, nelems, 1, pe);)
-SHMI_PAIR(void, getmem_nbi, RMA_ARGS, get(__func__, ctx, dest, source, nelems, 1, pe);)
+SHMI_PAIR(void, putmem, RMA_ARGS, put(__func__, ctx, dest, source, nelems, 1, pe, 0);)
+SHMI_PAIR(void, getmem, RMA_ARGS, get(__func__, ctx, dest, source, nelems, 1, pe, 0);)
+SHMI_PAIR(void, putmem_nbi, RMA_ARGS, put(__func__, ctx, dest, source, nelems, 1, pe, 1);)
+SHMI_PAIR(void, getmem_nbi, RMA_ARGS, get(__func__, ctx, dest, source, nelems, 1, pe, 1);)
 
 #define BLOCKS(T, bsize, nblocks, is_put)                                                 \
     blocks(__func__, ctx, (char *)dest, (const char *)source, dst, sst, bsize, nblocks,   \
            sizeof(T), pe, is_put);
 #define SHMI_DEF_RMA(N, T, A, B, S, G)                                                    \
     SHMI_PAIR(void, N##_put, (T *dest, const T *source, size_t nelems, int pe),           \
-              put(__func__, ctx, dest, source, nelems, sizeof(T), pe);)                   \
+              put(__func__, ctx, dest, source, nelems, sizeof(T), pe, 0);)                \
     SHMI_PAIR(void, N##_get, (T *dest, const T *source, size_t nelems, int pe),           \
-              get(__func__, ctx, dest, source, nelems, sizeof(T), pe);)                   \
+              get(__func__, ctx, dest, source, nelems, sizeof(T), pe, 0);)                \
     SHMI_PAIR(void, N##_put_nbi, (T *dest, const T *source, size_t nelems, int pe),       \
-              put(__func__, ctx, dest, source, nelems, sizeof(T), pe);)                   \
+              put(__func__, ctx, dest, source, nelems, sizeof(T), pe, 1);)                \
     SHMI_PAIR(void, N##_get_nbi, (T *dest, const T *source, size_t nelems, int pe),       \
-              get(__func__, ctx, dest, source, nelems, sizeof(T), pe);)                   \
+              get(__func__, ctx, dest, source, nelems, sizeof(T), pe, 1);)                \
     SHMI_PAIR(void, N##_p, (T *dest, T value, int pe),                                    \
-              put(__func__, ctx, dest, &value, 1, sizeof(T), pe);)                        \
+              put(__func__, ctx, dest, &value, 1, sizeof(T), pe, 0);)                     \
     SHMI_PAIR(T, N##_g, (const T *source, int pe),                                        \
-              T v; get(__func__, ctx, &v, source, 1, sizeof(T), pe); return v;)           \
+              T v; get(__func__, ctx, &v, source, 1, sizeof(T), pe, 0); return v;)        \
     SHMI_PAIR(void, N##_iput, (T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst,    \
                                size_t nelems, int pe), BLOCKS(T, 1, nelems, 1))           \
     SHMI_PAIR(void, N##_iget, (T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst,    \
@@ -128,12 +143,12 @@ SHMEM_TYPE_TABLE(SHMI_DEF_RMA)
 
 /* Sized forms: an element of BYTES bytes (the T of BLOCKS is a char array). */
 #define SHMI_DEF_SIZED(BITS, BYTES)                                                       \
-    SHMI_PAIR(void, put##BITS, RMA_ARGS, put(__func__, ctx, dest, source, nelems, BYTES, pe);) \
-    SHMI_PAIR(void, get##BITS, RMA_ARGS, get(__func__, ctx, dest, source, nelems, BYTES, pe);) \
+    SHMI_PAIR(void, put##BITS, RMA_ARGS, put(__func__, ctx, dest, source, nelems, BYTES, pe, 0);) \
+    SHMI_PAIR(void, get##BITS, RMA_ARGS, get(__func__, ctx, dest, source, nelems, BYTES, pe, 0);) \
     SHMI_PAIR(void, put##BITS##_nbi, RMA_ARGS,                                            \
-              put(__func__, ctx, dest, source, nelems, BYTES, pe);)                       \
+              put(__func__, ctx, dest, source, nelems, BYTES, pe, 1);)                    \
     SHMI_PAIR(void, get##BITS##_nbi, RMA_ARGS,                                            \
-              get(__func__, ctx, dest, source, nelems, BYTES, pe);)                       \
+              get(__func__, ctx, dest, source, nelems, BYTES, pe, 1);)                    \
     SHMI_PAIR(void, iput##BITS, (void *dest, const void *source, ptrdiff_t dst,           \
                                  ptrdiff_t sst, size_t nelems, int pe),                   \
               BLOCKS(char[BYTES], 1, nelems, 1))                                          \

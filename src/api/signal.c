@@ -6,9 +6,13 @@
  * sees the new signal therefore sees the data (C11 release/acquire; on x86
  * the stores are ordered anyway, and glibc's non-temporal memcpy path ends
  * with sfence).  The doorbell makes a waiter asleep on its futex check again.
- * The _nbi forms are the same: complete on return. */
+ * The _nbi forms are the same: complete on return.  To a PE on another node:
+ * the data goes first (UCX put), then a worker fence, then the signal as a
+ * UCX atomic (swap for SET, add for ADD), so the target sees the data once
+ * it sees the signal. */
 #include "api/ctx.h"
 #include "api/mem_device.h" /* GPU memory goes to the copy engines (issue 7) */
+#include "transport/ucx.h"    /* SHMI_UCX_SET, _ADD */
 
 static void check_op(const char *fn, int sig_op)
 {
@@ -31,6 +35,12 @@ static uint64_t *sig_word(const char *fn, const uint64_t *sig_addr, int wpe)
 static void update(const char *fn, uint64_t *sig_addr, uint64_t signal, int sig_op, int wpe)
 {
     uint64_t *s = sig_word(fn, sig_addr, wpe);
+    if (shmi_tp_remote(&shmi_g.tp, wpe)) { /* another node: fence, then a UCX atomic */
+        shmi_net_fence();
+        shmi_net_amo(fn, sig_addr, sizeof *sig_addr,
+                     sig_op == SHMEM_SIGNAL_SET ? SHMI_UCX_SET : SHMI_UCX_ADD, signal, 0, wpe);
+        return;
+    }
     if (sig_op == SHMEM_SIGNAL_SET) __atomic_store_n(s, signal, __ATOMIC_RELEASE);
     else __atomic_fetch_add(s, signal, __ATOMIC_RELEASE);
     shmi_ring(&shmi_ctl_of(wpe)->bell);

@@ -41,6 +41,7 @@ enum shmi_coll_op {
     /* shmem_barrier_all, shmem_sync_all, shmem_team_sync: one kind, checked
      * through the barrier's own flags (sync.c), no signature */
     SHMI_OP_BARRIER,
+    SHMI_OP_MIXED, /* central barrier: the members were not all in one kind of call */
     SHMI_OP_COUNT
 };
 
@@ -155,6 +156,26 @@ struct shmi_wait_desc {
 };
 extern _Thread_local const struct shmi_wait_desc *shmi_wait_cur;
 void shmi_watchdog_init(void);
+
+/* PEs on other nodes (net.c): called once shmi_tp_remote(&shmi_g.tp, pe)
+ * said so; addresses are our symmetric ones, already checked.  A failure is
+ * fatal, naming fn, the PE and its host. */
+struct shmem_team_s;
+_Noreturn void shmi_net_fail(const char *fn, int pe, int rc);
+void shmi_net_put(const char *fn, void *dest, const void *src, size_t n, int pe, int nbi);
+void shmi_net_get(const char *fn, void *dest, const void *src, size_t n, int pe, int nbi);
+/* op: amo.c's enum (FETCH, SET, SWAP, CSWAP, ADD, AND, OR, XOR); returns the old value. */
+uint64_t shmi_net_amo(const char *fn, void *dest, size_t size, int op, uint64_t v, uint64_t c,
+                      int pe);
+void shmi_net_quiet(void);
+void shmi_net_fence(void);
+/* n bytes of pe's copy of sym (our symmetric address) into dst, local or not. */
+void shmi_peer_read(const char *fn, void *dst, const void *sym, size_t n, int pe);
+/* Barrier flag w into pe's copy of flag (sync.c). */
+void shmi_net_flag(uint64_t *flag, uint64_t w, int pe);
+/* Fatal when op is a collective not routed across nodes and t spans nodes. */
+void shmi_net_team_check(const struct shmem_team_s *t, const char *fn, enum shmi_coll_op op);
+#define SHMI_NET (__builtin_expect(shmi_g.tp.remote != NULL, 0)) /* the job spans nodes */
 
 /* Collectives (sync.c). */
 void shmi_barrier(void);

@@ -95,18 +95,28 @@ void shmi_team_barrier_op(struct shmem_team_s *t, const char *fn, enum shmi_coll
     uint64_t e = ++t->epoch, w = e << BAR_SHIFT | op;
     int n = t->size, me = t->rank, slot = t->slot;
     struct shmi_tsync *mine = &shmi_g.ctl->team[slot];
+    if (SHMI_NET) shmi_net_team_check(t, fn, op); /* issue 9: refuse unrouted collectives */
     if (op != SHMI_OP_NONE) { /* what we are in, for peers' error messages */
         struct shmi_cur *c = &mine->cur[e & 1];
         c->site = (uint64_t)(uintptr_t)shmi_call_site;
         c->exe = shmi_exe_bias();
         __atomic_store_n(&c->w, w, __ATOMIC_RELAXED);
     }
-    if (central(n)) {
+    if (central(n) && !SHMI_NET) {
         /* Count in at rank 0; the last one in writes the epoch into every
          * member's own release word (never into one shared word: after the
          * barrier rank 0 may clear its slot, shmem_team_destroy). */
+        /* The counter's low half counts arrivals, its high half sums the
+         * members' ops: the last one in compares that sum with n times its
+         * own op (plus all earlier barriers', the same on every PE while
+         * they matched) and releases with SHMI_OP_MIXED when they differ, so
+         * every member reports the mismatch, not only those whose op differs
+         * from the last one's. */
         uint64_t *cnt = &shmi_team_sync_of(t, 0)->arrive;
-        if (__atomic_add_fetch(cnt, 1, __ATOMIC_ACQ_REL) == e * (uint64_t)n) {
+        t->opsum += (uint64_t)n * op;
+        uint64_t v = __atomic_add_fetch(cnt, 1 | (uint64_t)op << 32, __ATOMIC_ACQ_REL);
+        if ((uint32_t)v == (uint32_t)(e * (uint64_t)n)) {
+            if ((uint32_t)(v >> 32) != (uint32_t)t->opsum) w = e << BAR_SHIFT | SHMI_OP_MIXED;
             for (int k = 1; k <= n; k++) {
                 struct shmi_ctl *peer = shmi_ctl_of(shmi_team_pe(t, (me + k) % n));
                 __atomic_store_n(&peer->team[slot].release, w, __ATOMIC_RELEASE);
@@ -118,9 +128,14 @@ void shmi_team_barrier_op(struct shmem_team_s *t, const char *fn, enum shmi_coll
         return;
     }
     for (int r = 0, dist = 1; dist < n; r++, dist <<= 1) {
-        struct shmi_ctl *peer = shmi_ctl_of(shmi_team_pe(t, (me + dist) % n));
-        __atomic_store_n(&peer->team[slot].bar[r].epoch, w, __ATOMIC_RELEASE);
-        shmi_ring(&peer->bell);
+        int pe = shmi_team_pe(t, (me + dist) % n);
+        if (shmi_tp_remote(&shmi_g.tp, pe)) { /* another node (issue 9): a UCX put */
+            shmi_net_flag(&mine->bar[r].epoch, w, pe); /* same slot, same address there */
+        } else {
+            struct shmi_ctl *peer = shmi_ctl_of(pe);
+            __atomic_store_n(&peer->team[slot].bar[r].epoch, w, __ATOMIC_RELEASE);
+            shmi_ring(&peer->bell);
+        }
         bar_wait(slot, &mine->bar[r].epoch, e, 0);
         bar_check(t, fn, &mine->bar[r].epoch, e, op, (me - dist % n + n) % n);
     }
@@ -145,6 +160,7 @@ static const char *op_name[SHMI_OP_COUNT] = {
     [SHMI_OP_GPU_ALIGN] = "GPU align", [SHMI_OP_GPU_REALLOC] = "GPU realloc",
     [SHMI_OP_GPU_FREE] = "GPU free",
     [SHMI_OP_BARRIER] = "a barrier (barrier_all, sync_all or team_sync)",
+    [SHMI_OP_MIXED] = "another collective (each PE's call below)",
 };
 
 const char *shmi_op_name(enum shmi_coll_op op)
@@ -199,19 +215,25 @@ static void describe(const struct shmi_sig *s, char *buf, size_t len)
 static void check_sig(const struct shmem_team_s *t, const char *fn, const struct shmi_sig *mine)
 {
     struct shmi_sig theirs;
-    memcpy(&theirs, &shmi_team_sync_of(t, 0)->sig[mine->seq & 1], sizeof theirs);
+    /* rank 0's; over the network when it is on another node (issue 9) */
+    shmi_peer_read(fn, &theirs, &shmi_g.ctl->team[t->slot].sig[mine->seq & 1], sizeof theirs,
+                   shmi_team_pe(t, 0));
     if (theirs.seq == mine->seq && theirs.op == mine->op &&
         !memcmp(theirs.arg, mine->arg, sizeof mine->arg))
         return;
+    if (theirs.seq == mine->seq && theirs.op != mine->op) /* another call: name every PE's */
+        bar_mismatch(t, fn, t->epoch, mine->op, 0, theirs.op);
     char a[400], b[400];
     describe(mine, a, sizeof a);
     describe(&theirs, b, sizeof b);
     /* where: ours from this thread, rank 0's from what it published with the
      * barrier just passed */
-    const struct shmi_cur *c0 = &shmi_team_sync_of(t, 0)->cur[t->epoch & 1];
+    struct shmi_cur c0;
+    shmi_peer_read(fn, &c0, &shmi_g.ctl->team[t->slot].cur[t->epoch & 1], sizeof c0,
+                   shmi_team_pe(t, 0));
     size_t na = strlen(a), nb = strlen(b);
     shmi_site_of_pe((uint64_t)(uintptr_t)shmi_call_site, shmi_exe_bias(), a + na, sizeof a - na);
-    shmi_site_of_pe(c0->site, c0->exe, b + nb, sizeof b - nb);
+    shmi_site_of_pe(c0.site, c0.exe, b + nb, sizeof b - nb);
     int pe0 = shmi_team_pe(t, 0);
     const char *who = t == SHMEM_TEAM_WORLD ? "" : " (rank 0 of the team)";
     if (theirs.seq != mine->seq) {
@@ -229,21 +251,25 @@ static void check_sig(const struct shmem_team_s *t, const char *fn, const struct
  * checked collective, its signature. */
 static void member_call(const struct shmem_team_s *t, int k, uint64_t e, char *buf, size_t len)
 {
-    const struct shmi_tsync *s = shmi_team_sync_of(t, k);
-    const struct shmi_cur *c = &s->cur[e & 1]; /* a peer is at most in barrier e + 1 */
-    uint64_t cur = __atomic_load_n(&c->w, __ATOMIC_RELAXED);
-    unsigned op = (unsigned)(cur & ((1u << BAR_SHIFT) - 1));
-    if (cur >> BAR_SHIFT != e) {
+    /* its words, read like any peer data (over the network on another node) */
+    const struct shmi_tsync *s = &shmi_g.ctl->team[t->slot];
+    int pe = shmi_team_pe(t, k);
+    struct shmi_cur c; /* a peer is at most in barrier e + 1 */
+    shmi_peer_read("collective check", &c, &s->cur[e & 1], sizeof c, pe);
+    unsigned op = (unsigned)(c.w & ((1u << BAR_SHIFT) - 1));
+    if (c.w >> BAR_SHIFT != e) {
         snprintf(buf, len, "not in this barrier yet");
         return;
     }
     char site[240];
-    shmi_site_of_pe(c->site, c->exe, site, sizeof site);
+    shmi_site_of_pe(c.site, c.exe, site, sizeof site);
     /* its signature of this call: the newer of the two with this op (it may
      * have published its next call's in the other buffer already) */
-    struct shmi_sig a = s->sig[0], b = s->sig[1];
-    const struct shmi_sig *sig = a.op == op && (b.op != op || a.seq > b.seq) ? &a
-                                 : b.op == op                                ? &b : NULL;
+    struct shmi_sig sg[2];
+    shmi_peer_read("collective check", sg, s->sig, sizeof sg, pe);
+    const struct shmi_sig *sig = sg[0].op == op && (sg[1].op != op || sg[0].seq > sg[1].seq)
+                                     ? &sg[0]
+                                 : sg[1].op == op ? &sg[1] : NULL;
     if (op != SHMI_OP_BARRIER && sig) describe(sig, buf, len);
     else snprintf(buf, len, "%s", shmi_op_name(op));
     size_t n = strlen(buf);
@@ -295,7 +321,11 @@ void shmi_barrier_checked(const char *fn, enum shmi_coll_op op, uint64_t a0, uin
     shmi_team_enter(SHMEM_TEAM_WORLD, fn, op, a0, a1, a2, NULL, 0);
 }
 
-void shmi_quiet(void) { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+void shmi_quiet(void)
+{
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    if (SHMI_NET) shmi_net_quiet(); /* PEs on other nodes: flush UCX (issue 9) */
+}
 
 void shmem_quiet(void)
 {
@@ -308,6 +338,7 @@ void shmem_fence(void)
     shmi_check_running("shmem_fence");
     /* Stores to one PE are already ordered (TSO / release below). */
     __atomic_thread_fence(__ATOMIC_RELEASE);
+    if (SHMI_NET) shmi_net_fence(); /* PEs on other nodes: UCX worker fence (issue 9) */
 }
 
 void shmem_barrier_all(void)

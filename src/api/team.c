@@ -37,7 +37,7 @@ static uint64_t slot_used[SLOT_WORDS];            /* bit s: this PE holds a team
 
 void shmi_team_init(void)
 {
-    struct shmem_team_s all = { 0, 1, shmi_g.npes, shmi_g.me, 0, 1, 0, 0, { 0 } };
+    struct shmem_team_s all = { 0, 1, shmi_g.npes, shmi_g.me, 0, 1, 0, 0, { 0 }, 0 };
     shmi_team_world_s = all;
     all.slot = 1;
     shmi_team_shared_s = all;
@@ -141,7 +141,8 @@ void *shmem_team_ptr(shmem_team_t team, const void *dest, int pe)
     if (pe < 0 || pe >= t->size)
         shmi_fatal("%s: pe=%d is out of range: the team has %d PEs (0..%d); pe is a team "
                    "rank (shmem_team_translate_pe converts)", __func__, pe, t->size, t->size - 1);
-    return shmi_sym(__func__, "dest", dest, 0, shmi_team_pe(t, pe));
+    void *p = shmi_sym(__func__, "dest", dest, 0, shmi_team_pe(t, pe));
+    return shmi_tp_remote(&shmi_g.tp, shmi_team_pe(t, pe)) ? NULL : p; /* another node */
 }
 
 int shmem_team_sync(shmem_team_t team)
@@ -204,7 +205,7 @@ static shmem_team_t make_team(const struct shmem_team_s *p, int slot, int pstart
 {
     struct shmem_team_s *t = &teams[slot];
     *t = (struct shmem_team_s){ shmi_team_pe(p, pstart), p->stride * pstride, size, rank,
-                                slot, 1, 0, 0, { 0 } };
+                                slot, 1, 0, 0, { 0 }, 0 };
     if ((mask & SHMEM_TEAM_NUM_CONTEXTS) && config) t->config.num_contexts = config->num_contexts;
     slot_used[slot / 64] |= 1ull << (slot % 64);
     return t;
@@ -246,7 +247,7 @@ int shmem_team_split_strided(shmem_team_t parent_team, int start, int stride, in
         no_slot_why(why, sizeof why);
         return split_fail(p, fn, why);
     }
-    struct shmem_team_s span = { start, stride, size, 0, 0, 0, 0, 0, { 0 } };
+    struct shmem_team_s span = { start, stride, size, 0, 0, 0, 0, 0, { 0 }, 0 };
     int rank = shmi_team_rank_of(&span, p->rank);
     if (rank >= 0) *new_team = make_team(p, slot, start, stride, size, rank, config, config_mask);
     return 0;

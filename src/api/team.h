@@ -41,6 +41,7 @@ struct shmem_team_s {
     uint64_t epoch;            /* barriers completed on this team */
     uint64_t seq;              /* checked collectives made on this team */
     shmem_team_config_t config;/* num_contexts as requested (mask applied) */
+    uint64_t opsum;            /* central barrier: sum of n * op over its barriers (sync.c) */
 };
 
 /* World PE number of team rank i (0 <= i < t->size). */

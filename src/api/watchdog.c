@@ -87,6 +87,10 @@ static int snapshot(int pe, struct shmi_blocked *o)
 static void describe_pe(int pe, double now)
 {
     struct shmi_blocked b;
+    if (shmi_tp_remote(&shmi_g.tp, pe)) { /* no mapping (issue 9) */
+        shmi_log_error("watchdog:   PE %d: on another node (its node's watchdog reports it)", pe);
+        return;
+    }
     if (!__atomic_load_n(&shmi_ctl_of(pe)->blocked.active, __ATOMIC_ACQUIRE)) {
         shmi_log_error("watchdog:   PE %d: not waiting in symheap (computing, or blocked "
                        "outside symheap)", pe);
@@ -131,9 +135,11 @@ static void hook(int event, double waited)
         counted = 0;
     } else if (!reported && shmi_g.env.WATCHDOG && waited >= (double)shmi_g.env.WATCHDOG) {
         reported = 1;
-        /* one report for the job: the first PE to claim it prints for all */
+        /* one report for the job (for each node when it spans nodes): the
+         * first PE to claim it prints for all */
         uint32_t no = 0;
-        if (__atomic_compare_exchange_n(&shmi_ctl_of(0)->blocked.claimed, &no, 1, 0,
+        int first = shmi_g.tp.remote ? shmi_g.boot.local_pes[0] : 0;
+        if (__atomic_compare_exchange_n(&shmi_ctl_of(first)->blocked.claimed, &no, 1, 0,
                                         __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
             report(waited);
     }

@@ -105,23 +105,6 @@ static int fill_local(shmi_boot_t *b)
     return SHMI_OK;
 }
 
-/* Only the memory transport exists: every PE must be on this node.  This
- * check moves to transport selection when the UCX transport comes. */
-static int check_one_node(shmi_boot_t *b, char *err, size_t errlen)
-{
-    if (b->local_size == b->size) return SHMI_OK;
-    char pes[64] = "";
-    for (int i = 0, at = 0; i < b->local_size && at < (int)sizeof pes - 12; i++)
-        at += snprintf(pes + at, sizeof pes - (size_t)at, "%s%d", i ? "," : "",
-                       b->local_pes[i]);
-    snprintf(err, errlen, "the job's %d PEs run on more than one node (this node, %.64s, has "
-             "%d of them: PEs %s%s); multi-node needs the UCX transport, not built yet: "
-             "start all PEs on one node (mpirun --host %.64s:%d, srun -N 1)",
-             b->size, b->hostname[0] ? b->hostname : "?", b->local_size, pes,
-             b->local_size > 8 ? ",..." : "", b->hostname[0] ? b->hostname : "HOST", b->size);
-    return SHMI_ENOTSUP;
-}
-
 int shmi_boot_init(shmi_boot_t *b, char *err, size_t errlen)
 {
     char why[512] = "";
@@ -138,10 +121,9 @@ int shmi_boot_init(shmi_boot_t *b, char *err, size_t errlen)
     b->ops = ops;
     int rc = ops->init(b);
     if (rc == 0) shmi_log_pe = b->rank; /* our messages from here on name the PE */
-    if (rc == 0 && (rc = fill_local(b)) == 0 && (rc = check_one_node(b, why, sizeof why)) != 0) {
-        if (err && errlen) snprintf(err, errlen, "%s", why);
-        ops->fini(b); /* an orderly end: the launcher sees an exit, not a lost PE */
-    }
+    /* PEs on other nodes are the transport's business (shm.c: UCX, or a
+     * refusal when it is not built in). */
+    if (rc == 0 && (rc = fill_local(b)) != 0) ops->fini(b);
     if (rc != 0) {
         if (err && errlen && !err[0])
             snprintf(err, errlen, "bootstrap '%s' failed: %s", name, shmi_strerror(rc));

@@ -53,9 +53,9 @@ struct shmi_boot_s {
 /* Pick and init the bootstrap (docs/cluster.md): SHMEM_BOOTSTRAP=symrun, pmix
  * or single forces one; unset or "auto": "symrun" when started by symrun
  * (SYMRUN_FD is set), "pmix" when started by a PMIx launcher (PMIX_RANK or
- * PMIX_NAMESPACE is set), else "single".  Refuses jobs whose PEs span more
- * than one node (no network transport yet).  On error writes a one-line
- * reason into err. */
+ * PMIX_NAMESPACE is set), else "single".  Jobs spanning nodes are accepted
+ * (local_pes says which PEs share ours; the transport decides).  On error
+ * writes a one-line reason into err. */
 int shmi_boot_init(shmi_boot_t *b, char *err, size_t errlen);
 /* Names of the bootstraps built in, e.g. "symrun pmix single" (for docs and
  * symheap-info). */

@@ -2,9 +2,9 @@
  * mpirun / prterun or Slurm's srun --mpi=pmix.
  *
  * rank, size:      PMIx_Init's proc, PMIX_JOB_SIZE of the namespace.
- * node-local PEs:  PMIX_LOCAL_PEERS (comma list of ranks), PMIX_LOCAL_RANK,
- *                  PMIX_HOSTNAME; exposed as b->local_* (boot.h) so a network
- *                  transport can take the off-node PEs later.
+ * node-local PEs:  the PEs with our PMIX_HOSTNAME (one allgather; see
+ *                  find_local for why not PMIX_LOCAL_PEERS); exposed as
+ *                  b->local_* (boot.h): the UCX transport takes the others.
  * allgather:       PMIx_Put of a byte object under a key unique to the call
  *                  ("shmi.ag.<n>"), Commit, Fence with PMIX_COLLECT_DATA, then
  *                  PMIx_Get of every rank's key (served from the local store).
@@ -39,6 +39,7 @@
  * ranks of our namespace); a PE that dies makes the launcher end the job, and
  * a failed PMIx call returns SHMI_EBOOT. */
 #include "bootstrap/boot_impl.h"
+#include "util/dl.h"
 #include "util/err.h"
 #include "util/log.h"
 
@@ -83,30 +84,28 @@ static void *px_lib;
 static int px_load(void)
 {
     if (px_lib) return SHMI_OK;
-    const char *tried[2] = { SHMI_PMIX_SONAME, SHMI_PMIX_LIBPATH };
-    char why[256] = "";
-    for (int i = 0; i < 2 && !px_lib; i++) {
-        if (!tried[i][0]) continue;
-        px_lib = dlopen(tried[i], RTLD_NOW | RTLD_LOCAL);
-        if (!px_lib && !why[0]) snprintf(why, sizeof why, "%s", dlerror());
-    }
-    if (!px_lib) {
-        shmi_boot_seterr("pmix bootstrap: cannot load %s (%s); install the PMIx library "
-                         "(Debian: apt-get install libpmix2), or set SHMEM_BOOTSTRAP=single "
-                         "to run every process as a job of its own", SHMI_PMIX_SONAME, why);
+#define PMIX_FN_NAME(n) "PMIx_" #n,
+    static const char *const names[] = { PMIX_FNS(PMIX_FN_NAME) };
+#undef PMIX_FN_NAME
+    const char *paths[] = { SHMI_PMIX_SONAME, SHMI_PMIX_LIBPATH };
+    void *p[sizeof names / sizeof *names];
+    char why[300];
+    int missing;
+    if (!(px_lib = shmi_dl_load(paths, 2, names, p, sizeof names / sizeof *names, &missing, why,
+                                sizeof why))) {
+        if (missing)
+            shmi_boot_seterr("pmix bootstrap: %s; it is not a PMIx library of version 2 or "
+                             "later: install libpmix2", why);
+        else
+            shmi_boot_seterr("pmix bootstrap: %s; install the PMIx library (Debian: apt-get "
+                             "install libpmix2), or set SHMEM_BOOTSTRAP=single to run every "
+                             "process as a job of its own", why);
         return SHMI_ENOTSUP;
     }
-#define PMIX_FN_LOAD(n)                                                          \
-    if (!(px.n = (__typeof__(PMIx_##n) *)dlsym(px_lib, "PMIx_" #n))) {          \
-        shmi_boot_seterr("pmix bootstrap: %s has no PMIx_" #n "; it is not a "   \
-                         "PMIx library of version 2 or later: install libpmix2", \
-                         SHMI_PMIX_SONAME);                                      \
-        dlclose(px_lib);                                                         \
-        px_lib = NULL;                                                           \
-        return SHMI_ENOTSUP;                                                     \
-    }
-    PMIX_FNS(PMIX_FN_LOAD)
-#undef PMIX_FN_LOAD
+    size_t i = 0;
+#define PMIX_FN_SET(n) px.n = (__typeof__(PMIx_##n) *)p[i++];
+    PMIX_FNS(PMIX_FN_SET)
+#undef PMIX_FN_SET
     return SHMI_OK;
 }
 
@@ -250,22 +249,23 @@ static int find_local(shmi_boot_t *b, struct px_state *s)
     value_free(v);
     snprintf(b->hostname, sizeof b->hostname, "%s", host);
 
-    int rc = SHMI_EINVAL;
-    const char *how = "PMIX_LOCAL_PEERS";
-    if (get(s, PMIX_RANK_WILDCARD, PMIX_LOCAL_PEERS, &v) == PMIX_SUCCESS &&
-        v->type == PMIX_STRING)
-        rc = parse_peers(b, v->data.string);
-    value_free(v);
-    if (rc != SHMI_OK && rc != SHMI_ENOMEM) {
-        how = "host names";
-        rc = peers_by_hostname(b, host);
-    }
+    /* Always by host name, with one allgather on every PE: the decision must
+     * be collective (a PE that fell back alone would make an allgather its
+     * peers do not), and Open MPI 4.1's daemons on the other nodes answer
+     * PMIX_LOCAL_PEERS with the first node's list ("0" on the node of rank
+     * 1, seen in tests/multinode), so it is only cross-checked. */
+    const char *how = "host names";
+    int rc = peers_by_hostname(b, host);
     if (rc != SHMI_OK) {
-        shmi_boot_seterr("pmix bootstrap: cannot tell which PEs share this node (%s): %s; "
-                         "the PMIx server gave no usable PMIX_LOCAL_PEERS",
+        shmi_boot_seterr("pmix bootstrap: cannot tell which PEs share this node (%s): %s",
                          host, shmi_strerror(rc));
         return rc;
     }
+    if (get(s, PMIX_RANK_WILDCARD, PMIX_LOCAL_PEERS, &v) == PMIX_SUCCESS &&
+        v->type == PMIX_STRING)
+        shmi_log_debug("PMIX_LOCAL_PEERS says '%s'; PEs with our host name %s: %d", v->data.string,
+                       host, b->local_size);
+    value_free(v);
     /* Cross-check the server's local rank when it gives one. */
     long lr;
     if (get(s, s->me.rank, PMIX_LOCAL_RANK, &v) == PMIX_SUCCESS && value_long(v, &lr) == 0 &&

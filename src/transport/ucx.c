@@ -1,0 +1,562 @@
+/* ucx.c - the UCX transport for PEs on other nodes (see ucx.h for the
+ * contract).  Built when ucp.h is found (CMake option SYMHEAP_UCX); libucp
+ * is dlopen'ed at init, i.e. only by jobs that span nodes.
+ *
+ * Init, in order: load libucp; read UCX's configuration (UCX_TLS,
+ * UCX_NET_DEVICES... from the environment); context with RMA, 32/64-bit AMO
+ * and WAKEUP; one worker (thread mode MULTI: the progress thread and the
+ * program's threads share it); register every segment; allgather every PE's
+ * blob (worker address, segment bases, packed rkeys, host name); endpoints to
+ * the remote PEs (peer error handling: a dead peer fails our operations
+ * instead of hanging them) with their rkeys; start the progress thread.
+ *
+ * Remote address of symmetric address a in segment s on PE pe:
+ * a - base[s] + rbase[s][pe] (the heap: the same address everywhere). */
+#include "transport/ucx.h"
+#include "transport/tp.h"
+#include "util/dl.h"
+#include "util/err.h"
+#include "util/log.h"
+
+#include <stdio.h>
+
+#if !SHMI_HAVE_UCX
+
+const int shmi_ucx_built = 0;
+int shmi_ucx_init(shmi_boot_t *b, const struct shmi_seg *segs, int nseg, const uint8_t *remote,
+                  struct shmi_bell *bell, char *err, size_t errlen)
+{
+    (void)b, (void)segs, (void)nseg, (void)remote, (void)bell, (void)err, (void)errlen;
+    return SHMI_ENOTSUP;
+}
+void shmi_ucx_fini(void) {}
+int shmi_ucx_put(void *d, const void *s, size_t n, int pe, int nbi)
+{ (void)d, (void)s, (void)n, (void)pe, (void)nbi; return SHMI_ENOTSUP; }
+int shmi_ucx_get(void *d, const void *s, size_t n, int pe, int nbi)
+{ (void)d, (void)s, (void)n, (void)pe, (void)nbi; return SHMI_ENOTSUP; }
+int shmi_ucx_amo(void *d, size_t size, enum shmi_ucx_amo op, uint64_t v, uint64_t c,
+                 uint64_t *old, int pe)
+{ (void)d, (void)size, (void)op, (void)v, (void)c, (void)old, (void)pe; return SHMI_ENOTSUP; }
+int shmi_ucx_fence(void) { return SHMI_OK; }
+int shmi_ucx_quiet(void) { return SHMI_OK; }
+void shmi_ucx_progress(void) {}
+const char *shmi_ucx_why(int pe, int rc, char *buf, size_t len)
+{
+    (void)pe, (void)rc;
+    snprintf(buf, len, "built without UCX");
+    return buf;
+}
+
+#else
+
+#include <ucp/api/ucp.h>
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifndef SHMI_UCX_SONAME
+#define SHMI_UCX_SONAME "libucp.so.0"
+#endif
+
+const int shmi_ucx_built = 1;
+
+/* ---- libucp, loaded at run time ------------------------------------------- */
+
+#define UCX_FNS(X)                                                                 \
+    X(ucp_config_read) X(ucp_config_release) X(ucp_init_version) X(ucp_cleanup)    \
+    X(ucp_worker_create) X(ucp_worker_destroy) X(ucp_worker_get_address)           \
+    X(ucp_worker_release_address) X(ucp_worker_progress) X(ucp_worker_arm)         \
+    X(ucp_worker_get_efd) X(ucp_worker_fence) X(ucp_worker_flush_nbx)              \
+    X(ucp_ep_create) X(ucp_ep_close_nbx) X(ucp_ep_rkey_unpack) X(ucp_rkey_destroy) \
+    X(ucp_mem_map) X(ucp_mem_unmap) X(ucp_rkey_pack) X(ucp_rkey_buffer_release)    \
+    X(ucp_put_nbx) X(ucp_get_nbx) X(ucp_atomic_op_nbx) X(ucp_request_check_status) \
+    X(ucp_request_free) X(ucs_status_string)
+
+static struct {
+#define UCX_FN_FIELD(n) __typeof__(n) *n;
+    UCX_FNS(UCX_FN_FIELD)
+#undef UCX_FN_FIELD
+} f;
+static void *lib;
+
+static int load(char *err, size_t errlen)
+{
+    if (lib) return SHMI_OK;
+#define UCX_FN_NAME(n) #n,
+    static const char *const names[] = { UCX_FNS(UCX_FN_NAME) };
+#undef UCX_FN_NAME
+    const char *paths[] = { SHMI_UCX_SONAME };
+    void *p[sizeof names / sizeof *names];
+    char why[300];
+    int missing;
+    if (!(lib = shmi_dl_load(paths, 1, names, p, sizeof names / sizeof *names, &missing, why,
+                             sizeof why))) {
+        snprintf(err, errlen, "%s: %s", why, missing ? "symheap needs UCX 1.10 or later"
+                                                     : "install UCX (Debian: apt-get install libucx0)");
+        return SHMI_ENOTSUP;
+    }
+    size_t i = 0;
+#define UCX_FN_SET(n) f.n = (__typeof__(n) *)p[i++];
+    UCX_FNS(UCX_FN_SET)
+#undef UCX_FN_SET
+    return SHMI_OK;
+}
+
+/* ---- state ------------------------------------------------------------------ */
+
+#define HOST_LEN 64
+
+static struct {
+    int me, npes, nseg, up;
+    ucp_context_h ctx;
+    ucp_worker_h worker;
+    ucp_ep_h *ep;                        /* [npes]; NULL for local PEs */
+    ucs_status_t *failed;                /* [npes]; set by the error handler */
+    uintptr_t base[SHMI_TP_MAX_SEGS];    /* our segments */
+    size_t size[SHMI_TP_MAX_SEGS];
+    ucp_mem_h mem[SHMI_TP_MAX_SEGS];
+    uintptr_t *rbase[SHMI_TP_MAX_SEGS];  /* [npes] */
+    ucp_rkey_h *rkey[SHMI_TP_MAX_SEGS];  /* [npes] */
+    char (*host)[HOST_LEN];              /* [npes], for messages */
+    struct shmi_bell *bell;
+    pthread_t thread;
+    int thread_on, efd;
+    int stop;                            /* atomic: the progress thread ends */
+} u;
+
+static inline ucs_status_t req_wait(void *req)
+{
+    if (req == NULL) return UCS_OK;
+    if (UCS_PTR_IS_ERR(req)) return UCS_PTR_STATUS(req);
+    ucs_status_t st;
+    /* An idle progress yields: the reply often needs a thread of ours or of
+     * the peer on this CPU (progress thread, peer PE on an oversubscribed
+     * node).  Measured across two namespaces on 2 CPUs: fetch-add 1.6 ms
+     * without the yield, 8 us with it. */
+    while ((st = f.ucp_request_check_status(req)) == UCS_INPROGRESS)
+        if (!f.ucp_worker_progress(u.worker)) sched_yield();
+    f.ucp_request_free(req);
+    return st;
+}
+
+/* Started but not waited for: completes in the background (quiet flushes). */
+static inline ucs_status_t req_leave(void *req)
+{
+    if (req == NULL) return UCS_OK;
+    if (UCS_PTR_IS_ERR(req)) return UCS_PTR_STATUS(req);
+    f.ucp_request_free(req);
+    return UCS_OK;
+}
+
+/* A negative shmi_err from a UCS status; the status stays in failed[pe]. */
+static int st_err(ucs_status_t st, int pe)
+{
+    if (st == UCS_OK) return SHMI_OK;
+    if (pe >= 0 && u.failed && u.failed[pe] == UCS_OK) u.failed[pe] = st;
+    return SHMI_EBOOT;
+}
+
+const char *shmi_ucx_why(int pe, int rc, char *buf, size_t len)
+{
+    ucs_status_t st = pe >= 0 && pe < u.npes && u.failed ? u.failed[pe] : UCS_OK;
+    const char *what = st != UCS_OK && f.ucs_status_string ? f.ucs_status_string(st)
+                                                           : shmi_strerror(rc);
+    const char *host = pe >= 0 && pe < u.npes && u.host && u.host[pe][0] ? u.host[pe] : "?";
+    if (pe < 0) snprintf(buf, len, "the other nodes: %s", what);
+    else if (st == UCS_OK && rc == 0) snprintf(buf, len, "PE %d on host %s", pe, host);
+    else snprintf(buf, len, "PE %d on host %s: %s", pe, host, what);
+    return buf;
+}
+
+static void on_ep_error(void *arg, ucp_ep_h ep, ucs_status_t st)
+{
+    (void)ep;
+    int pe = (int)(intptr_t)arg;
+    /* Not fatal here: peers that finalized close their connections while we
+     * may still be leaving the last barrier.  An operation that needs pe
+     * fails and its caller says why. */
+    if (u.failed[pe] == UCS_OK) u.failed[pe] = st;
+    shmi_log_debug("ucx: connection to PE %d (%s) failed: %s", pe, u.host[pe],
+                   f.ucs_status_string(st));
+}
+
+/* Segment of our symmetric address a and its remote address on pe. */
+static inline int xlate(const void *a, int pe, uint64_t *raddr, ucp_rkey_h *rkey)
+{
+    uintptr_t x = (uintptr_t)a;
+    for (int s = 0; s < u.nseg; s++)
+        if (x - u.base[s] < u.size[s]) {
+            *raddr = x - u.base[s] + u.rbase[s][pe];
+            *rkey = u.rkey[s][pe];
+            return 1;
+        }
+    return 0;
+}
+
+/* ---- progress thread --------------------------------------------------------- */
+
+static void *progress_main(void *arg)
+{
+    (void)arg;
+    while (!__atomic_load_n(&u.stop, __ATOMIC_ACQUIRE)) {
+        if (f.ucp_worker_progress(u.worker)) {
+            /* something arrived (maybe a write into our memory): wake waiters */
+            while (f.ucp_worker_progress(u.worker)) {}
+            if (u.bell) shmi_ring(u.bell);
+            continue;
+        }
+        ucs_status_t st = f.ucp_worker_arm(u.worker);
+        if (st == UCS_ERR_BUSY) continue;
+        struct pollfd p = { u.efd, POLLIN, 0 };
+        /* bounded, so that stop is seen without a wake-up message */
+        poll(&p, 1, st == UCS_OK ? 100 : 1);
+    }
+    return NULL;
+}
+
+static int thread_start(char *err, size_t errlen)
+{
+    ucs_status_t st = f.ucp_worker_get_efd(u.worker, &u.efd);
+    if (st != UCS_OK) {
+        snprintf(err, errlen, "ucx: no event fd for the worker: %s", f.ucs_status_string(st));
+        return SHMI_ENOTSUP;
+    }
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, &old); /* signals stay with the program's threads */
+    int rc = pthread_create(&u.thread, NULL, progress_main, NULL);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (rc != 0) {
+        snprintf(err, errlen, "ucx: cannot start the progress thread: %s", strerror(rc));
+        return SHMI_ESYS;
+    }
+    u.thread_on = 1;
+    return SHMI_OK;
+}
+
+static void thread_stop(void)
+{
+    if (!u.thread_on) return;
+    __atomic_store_n(&u.stop, 1, __ATOMIC_RELEASE);
+    pthread_join(u.thread, NULL);
+    u.thread_on = 0;
+}
+
+/* A program that exits without finalizing (or with a status != 0) must not
+ * leave the thread inside UCX while the process's destructors run. */
+static void at_exit(void) { thread_stop(); }
+
+/* ---- init -------------------------------------------------------------------- */
+
+static int open_worker(char *err, size_t errlen)
+{
+    ucp_config_t *cfg;
+    ucs_status_t st = f.ucp_config_read(NULL, NULL, &cfg);
+    if (st != UCS_OK) {
+        snprintf(err, errlen, "ucx: cannot read UCX's configuration (UCX_* variables): %s",
+                 f.ucs_status_string(st));
+        return SHMI_EINVAL;
+    }
+    ucp_params_t p = { 0 };
+    p.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_MT_WORKERS_SHARED;
+    p.features = UCP_FEATURE_RMA | UCP_FEATURE_AMO32 | UCP_FEATURE_AMO64 | UCP_FEATURE_WAKEUP;
+    p.mt_workers_shared = 1;
+    st = f.ucp_init_version(UCP_API_MAJOR, UCP_API_MINOR, &p, cfg, &u.ctx);
+    f.ucp_config_release(cfg);
+    if (st != UCS_OK) {
+        snprintf(err, errlen, "ucx: ucp_init failed: %s; check UCX_TLS and UCX_NET_DEVICES "
+                 "(ucx_info -d lists the devices)", f.ucs_status_string(st));
+        return SHMI_ENOTSUP;
+    }
+    ucp_worker_params_t wp = { 0 };
+    wp.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE;
+    wp.thread_mode = UCS_THREAD_MODE_MULTI;
+    st = f.ucp_worker_create(u.ctx, &wp, &u.worker);
+    if (st != UCS_OK) {
+        snprintf(err, errlen, "ucx: cannot create a worker: %s", f.ucs_status_string(st));
+        return SHMI_ENOTSUP;
+    }
+    return SHMI_OK;
+}
+
+static int map_segs(const struct shmi_seg *segs, int nseg, char *err, size_t errlen)
+{
+    for (int s = 0; s < nseg; s++) {
+        ucp_mem_map_params_t mp = { 0 };
+        mp.field_mask = UCP_MEM_MAP_PARAM_FIELD_ADDRESS | UCP_MEM_MAP_PARAM_FIELD_LENGTH;
+        mp.address = segs[s].base;
+        mp.length = segs[s].size;
+        ucs_status_t st = f.ucp_mem_map(u.ctx, &mp, &u.mem[s]);
+        if (st != UCS_OK) {
+            snprintf(err, errlen, "ucx: cannot register the %s (%zu bytes at %p): %s; lower "
+                     "SHMEM_SYMMETRIC_SIZE", segs[s].name, segs[s].size, (void *)segs[s].base,
+                     f.ucs_status_string(st));
+            return SHMI_ENOTSUP;
+        }
+        u.base[s] = (uintptr_t)segs[s].base;
+        u.size[s] = segs[s].size;
+        u.nseg = s + 1;
+    }
+    return SHMI_OK;
+}
+
+/* What every PE publishes; followed by the worker address and the rkeys. */
+struct blob_head {
+    uint32_t addr_len, rkey_len[SHMI_TP_MAX_SEGS];
+    uint64_t base[SHMI_TP_MAX_SEGS];
+    char host[HOST_LEN];
+};
+
+static int make_blob(const char *host, unsigned char **out, size_t *len)
+{
+    ucp_address_t *addr;
+    size_t alen, klen[SHMI_TP_MAX_SEGS] = { 0 };
+    void *key[SHMI_TP_MAX_SEGS] = { 0 };
+    if (f.ucp_worker_get_address(u.worker, &addr, &alen) != UCS_OK) return SHMI_ENOTSUP;
+    int rc = SHMI_OK;
+    for (int s = 0; s < u.nseg && rc == SHMI_OK; s++)
+        if (f.ucp_rkey_pack(u.ctx, u.mem[s], &key[s], &klen[s]) != UCS_OK) rc = SHMI_ENOTSUP;
+    struct blob_head h = { 0 };
+    *len = sizeof h + alen;
+    for (int s = 0; s < u.nseg; s++) *len += klen[s];
+    unsigned char *b = rc == SHMI_OK ? calloc(1, *len) : NULL;
+    if (b) {
+        h.addr_len = (uint32_t)alen;
+        snprintf(h.host, sizeof h.host, "%.*s", (int)sizeof h.host - 1, host);
+        size_t at = sizeof h;
+        memcpy(b + at, addr, alen);
+        at += alen;
+        for (int s = 0; s < u.nseg; s++) {
+            h.rkey_len[s] = (uint32_t)klen[s];
+            h.base[s] = u.base[s];
+            memcpy(b + at, key[s], klen[s]);
+            at += klen[s];
+        }
+        memcpy(b, &h, sizeof h);
+    } else if (rc == SHMI_OK) {
+        rc = SHMI_ENOMEM;
+    }
+    for (int s = 0; s < u.nseg; s++)
+        if (key[s]) f.ucp_rkey_buffer_release(key[s]);
+    f.ucp_worker_release_address(u.worker, addr);
+    *out = b;
+    return rc;
+}
+
+static int connect_pe(int pe, const unsigned char *blob, char *err, size_t errlen)
+{
+    struct blob_head h;
+    memcpy(&h, blob, sizeof h);
+    snprintf(u.host[pe], HOST_LEN, "%s", h.host);
+    ucp_ep_params_t ep = { 0 };
+    ep.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS | UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE |
+                    UCP_EP_PARAM_FIELD_ERR_HANDLER;
+    ep.address = (const ucp_address_t *)(blob + sizeof h);
+    ep.err_mode = UCP_ERR_HANDLING_MODE_PEER;
+    ep.err_handler.cb = on_ep_error;
+    ep.err_handler.arg = (void *)(intptr_t)pe;
+    ucs_status_t st = f.ucp_ep_create(u.worker, &ep, &u.ep[pe]);
+    const unsigned char *k = blob + sizeof h + h.addr_len;
+    for (int s = 0; st == UCS_OK && s < u.nseg; s++) {
+        u.rbase[s][pe] = (uintptr_t)h.base[s];
+        st = f.ucp_ep_rkey_unpack(u.ep[pe], k, &u.rkey[s][pe]);
+        k += h.rkey_len[s];
+    }
+    if (st != UCS_OK) {
+        snprintf(err, errlen, "ucx: cannot connect to PE %d on host %s: %s; check UCX_TLS and "
+                 "UCX_NET_DEVICES on both nodes", pe, h.host, f.ucs_status_string(st));
+        return SHMI_ENOTSUP;
+    }
+    return SHMI_OK;
+}
+
+static int exchange(shmi_boot_t *b, const uint8_t *remote, char *err, size_t errlen)
+{
+    unsigned char *mine = NULL, *all = NULL;
+    size_t len, *lens = calloc((size_t)u.npes, sizeof *lens);
+    int rc = lens ? make_blob(b->hostname, &mine, &len) : SHMI_ENOMEM;
+    if (rc == SHMI_OK) rc = shmi_boot_allgather(b, &len, lens, sizeof len);
+    size_t max = 0;
+    for (int pe = 0; rc == SHMI_OK && pe < u.npes; pe++)
+        if (lens[pe] > max) max = lens[pe];
+    unsigned char *pad = rc == SHMI_OK ? calloc(1, max) : NULL;
+    if (rc == SHMI_OK && (!pad || !(all = malloc(max * (size_t)u.npes)))) rc = SHMI_ENOMEM;
+    if (rc == SHMI_OK) {
+        memcpy(pad, mine, len);
+        rc = shmi_boot_allgather(b, pad, all, max);
+    }
+    if (rc != SHMI_OK)
+        snprintf(err, errlen, "ucx: exchanging worker addresses failed (%s)", shmi_strerror(rc));
+    for (int pe = 0; rc == SHMI_OK && pe < u.npes; pe++) {
+        struct blob_head h;
+        memcpy(&h, all + max * (size_t)pe, sizeof h);
+        snprintf(u.host[pe], HOST_LEN, "%s", h.host);
+        if (remote[pe]) rc = connect_pe(pe, all + max * (size_t)pe, err, errlen);
+    }
+    free(pad);
+    free(all);
+    free(mine);
+    free(lens);
+    return rc;
+}
+
+static int alloc_tables(void)
+{
+    size_t n = (size_t)u.npes;
+    u.ep = calloc(n, sizeof *u.ep);
+    u.failed = calloc(n, sizeof *u.failed);
+    u.host = calloc(n, sizeof *u.host);
+    int ok = u.ep && u.failed && u.host;
+    for (int s = 0; s < SHMI_TP_MAX_SEGS; s++) {
+        u.rbase[s] = calloc(n, sizeof *u.rbase[s]);
+        u.rkey[s] = calloc(n, sizeof *u.rkey[s]);
+        ok = ok && u.rbase[s] && u.rkey[s];
+    }
+    return ok ? SHMI_OK : SHMI_ENOMEM;
+}
+
+int shmi_ucx_init(shmi_boot_t *b, const struct shmi_seg *segs, int nseg, const uint8_t *remote,
+                  struct shmi_bell *bell, char *err, size_t errlen)
+{
+    if (u.up) return SHMI_OK;
+    memset(&u, 0, sizeof u);
+    u.me = b->rank;
+    u.npes = b->size;
+    u.bell = bell;
+    int rc = load(err, errlen);
+    if (rc == SHMI_OK && (rc = alloc_tables()) != SHMI_OK)
+        snprintf(err, errlen, "ucx: out of memory for %d PEs' tables", u.npes);
+    if (rc == SHMI_OK) rc = open_worker(err, errlen);
+    if (rc == SHMI_OK) rc = map_segs(segs, nseg, err, errlen);
+    if (rc == SHMI_OK) rc = exchange(b, remote, err, errlen);
+    if (rc == SHMI_OK) rc = thread_start(err, errlen);
+    if (rc != SHMI_OK) {
+        shmi_ucx_fini();
+        return rc;
+    }
+    u.up = 1;
+    static int registered;
+    if (!registered++) atexit(at_exit);
+    shmi_log_debug("ucx: %d of %d PEs reached over UCX (this host: %s)", u.npes - b->local_size,
+                   u.npes, b->hostname);
+    return SHMI_OK;
+}
+
+void shmi_ucx_fini(void)
+{
+    if (!lib) return;
+    thread_stop();
+    if (u.worker && u.up) {
+        ucp_request_param_t p = { 0 };
+        req_wait(f.ucp_worker_flush_nbx(u.worker, &p));
+    }
+    for (int pe = 0; u.ep && pe < u.npes; pe++) {
+        for (int s = 0; s < u.nseg; s++)
+            if (u.rkey[s] && u.rkey[s][pe]) f.ucp_rkey_destroy(u.rkey[s][pe]);
+        if (u.ep[pe]) {
+            /* peers may be gone already: do not wait for them */
+            ucp_request_param_t p = { 0 };
+            p.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
+            p.flags = UCP_EP_CLOSE_FLAG_FORCE;
+            req_wait(f.ucp_ep_close_nbx(u.ep[pe], &p));
+        }
+    }
+    for (int s = 0; s < u.nseg; s++)
+        if (u.mem[s]) f.ucp_mem_unmap(u.ctx, u.mem[s]);
+    if (u.worker) f.ucp_worker_destroy(u.worker);
+    if (u.ctx) f.ucp_cleanup(u.ctx);
+    free(u.ep);
+    free(u.failed);
+    free(u.host);
+    for (int s = 0; s < SHMI_TP_MAX_SEGS; s++) {
+        free(u.rbase[s]);
+        free(u.rkey[s]);
+    }
+    memset(&u, 0, sizeof u);
+    /* libucp stays loaded: unloading it while its atexit handlers are
+     * registered would crash at exit */
+}
+
+/* ---- operations -------------------------------------------------------------- */
+
+static inline int usable(int pe)
+{
+    return u.up && u.ep[pe] && u.failed[pe] == UCS_OK;
+}
+
+int shmi_ucx_put(void *dest, const void *src, size_t n, int pe, int nbi)
+{
+    uint64_t raddr;
+    ucp_rkey_h rkey;
+    if (!usable(pe) || !xlate(dest, pe, &raddr, &rkey)) return st_err(UCS_ERR_UNREACHABLE, pe);
+    ucp_request_param_t p = { 0 };
+    void *req = f.ucp_put_nbx(u.ep[pe], src, n, raddr, rkey, &p);
+    return st_err(nbi ? req_leave(req) : req_wait(req), pe);
+}
+
+int shmi_ucx_get(void *dest, const void *src, size_t n, int pe, int nbi)
+{
+    uint64_t raddr;
+    ucp_rkey_h rkey;
+    if (!usable(pe) || !xlate(src, pe, &raddr, &rkey)) return st_err(UCS_ERR_UNREACHABLE, pe);
+    ucp_request_param_t p = { 0 };
+    void *req = f.ucp_get_nbx(u.ep[pe], dest, n, raddr, rkey, &p);
+    return st_err(nbi ? req_leave(req) : req_wait(req), pe);
+}
+
+int shmi_ucx_amo(void *dest, size_t size, enum shmi_ucx_amo op, uint64_t v, uint64_t c,
+                 uint64_t *old, int pe)
+{
+    uint64_t raddr;
+    ucp_rkey_h rkey;
+    if (!usable(pe) || !xlate(dest, pe, &raddr, &rkey)) return st_err(UCS_ERR_UNREACHABLE, pe);
+    static const ucp_atomic_op_t code[] = {
+        [SHMI_UCX_FETCH] = UCP_ATOMIC_OP_ADD, [SHMI_UCX_SET] = UCP_ATOMIC_OP_SWAP,
+        [SHMI_UCX_SWAP] = UCP_ATOMIC_OP_SWAP, [SHMI_UCX_CSWAP] = UCP_ATOMIC_OP_CSWAP,
+        [SHMI_UCX_ADD] = UCP_ATOMIC_OP_ADD, [SHMI_UCX_AND] = UCP_ATOMIC_OP_AND,
+        [SHMI_UCX_OR] = UCP_ATOMIC_OP_OR, [SHMI_UCX_XOR] = UCP_ATOMIC_OP_XOR,
+    };
+    /* operand and result in the low bytes (little-endian, as amo.c) */
+    uint64_t operand = op == SHMI_UCX_FETCH ? 0 : op == SHMI_UCX_CSWAP ? c : v;
+    uint64_t result = op == SHMI_UCX_CSWAP ? v : 0;
+    int fetch = old || op == SHMI_UCX_SET || op == SHMI_UCX_SWAP || op == SHMI_UCX_CSWAP ||
+                op == SHMI_UCX_FETCH;
+    ucp_request_param_t p = { 0 };
+    p.op_attr_mask = UCP_OP_ATTR_FIELD_DATATYPE;
+    p.datatype = ucp_dt_make_contig(size);
+    if (fetch) {
+        p.op_attr_mask |= UCP_OP_ATTR_FIELD_REPLY_BUFFER;
+        p.reply_buffer = &result;
+    }
+    void *req = f.ucp_atomic_op_nbx(u.ep[pe], code[op], &operand, 1, raddr, rkey, &p);
+    int rc = st_err(req_wait(req), pe);
+    if (old) *old = size == 4 ? (uint32_t)result : result;
+    return rc;
+}
+
+int shmi_ucx_fence(void)
+{
+    if (!u.up) return SHMI_OK;
+    return st_err(f.ucp_worker_fence(u.worker), -1);
+}
+
+int shmi_ucx_quiet(void)
+{
+    if (!u.up) return SHMI_OK;
+    ucp_request_param_t p = { 0 };
+    return st_err(req_wait(f.ucp_worker_flush_nbx(u.worker, &p)), -1);
+}
+
+void shmi_ucx_progress(void)
+{
+    if (u.up) f.ucp_worker_progress(u.worker);
+}
+
+#endif /* SHMI_HAVE_UCX */

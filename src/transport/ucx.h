@@ -1,0 +1,69 @@
+/* ucx.h - the network transport: UCX (UCP) for PEs on other nodes (issue 9).
+ *
+ * PEs of our node stay on load/store (shm.c); only PEs without a mapping
+ * (tp->remote[pe], see tp.h) come here.  One UCP context and worker per PE;
+ * worker addresses, the segments' bases and their packed remote keys are
+ * exchanged with the bootstrap's allgather at init, and an endpoint is made
+ * to every remote PE.  Every segment (heap, globals) is registered with
+ * ucp_mem_map; the heap has the same address on every PE, the globals are
+ * translated by offset (their base differs under ASLR).
+ *
+ * Completion: put returns when the source may be reused (local completion),
+ * the _nbi forms when the operation is posted; get and fetching AMOs when
+ * the value has arrived.  shmi_ucx_quiet flushes the worker: every operation
+ * issued before it is complete at its target.  shmi_ucx_fence orders.
+ *
+ * Progress: a PE's memory is written by UCX only while its worker
+ * progresses (the TCP transport emulates RMA with messages handled by the
+ * target).  A progress thread sleeps on the worker's event fd, progresses
+ * when something arrives and rings our doorbell, so waits (futex sleeps on
+ * the doorbell) see remote writes without spinning, and a PE busy computing
+ * still serves its peers.  Threads calling the operations progress too.
+ *
+ * libucp is loaded with dlopen when a job spans nodes (as libpmix): single-
+ * node programs never load UCX (its signal handlers and memory hooks).
+ *
+ * Errors: functions return 0 or a negative shmi_err; shmi_ucx_why says what
+ * happened with PE pe in one line, for the caller's fatal message. */
+#ifndef SHMI_UCX_H
+#define SHMI_UCX_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "bootstrap/boot.h"
+#include "heap/heap.h"
+
+struct shmi_bell;
+
+/* Built with UCX (the transport exists); 0 when configured without it. */
+extern const int shmi_ucx_built;
+
+/* Collective over all PEs: load libucp, create context and worker, register
+ * segs, exchange addresses and keys, connect to every PE with remote[pe] != 0.
+ * bell: our doorbell, rung by the progress thread after remote writes. */
+int shmi_ucx_init(shmi_boot_t *b, const struct shmi_seg *segs, int nseg, const uint8_t *remote,
+                  struct shmi_bell *bell, char *err, size_t errlen);
+/* Flush, close endpoints, stop the progress thread, free everything.  Call
+ * after the last barrier (no peer needs us any more); idempotent. */
+void shmi_ucx_fini(void);
+
+enum shmi_ucx_amo { SHMI_UCX_FETCH, SHMI_UCX_SET, SHMI_UCX_SWAP, SHMI_UCX_CSWAP,
+                    SHMI_UCX_ADD, SHMI_UCX_AND, SHMI_UCX_OR, SHMI_UCX_XOR };
+
+/* dest/src on the PE side are OUR symmetric addresses (heap or globals),
+ * already bounds-checked by the caller. */
+int shmi_ucx_put(void *dest, const void *src, size_t n, int pe, int nbi);
+int shmi_ucx_get(void *dest, const void *src, size_t n, int pe, int nbi);
+/* 4- or 8-byte AMO; *old gets the previous value for fetching ops (FETCH,
+ * SWAP, CSWAP, and the others when old != NULL).  CSWAP: v is the new value,
+ * c the comparand.  Blocking until the result (or local completion). */
+int shmi_ucx_amo(void *dest, size_t size, enum shmi_ucx_amo op, uint64_t v, uint64_t c,
+                 uint64_t *old, int pe);
+int shmi_ucx_fence(void);
+int shmi_ucx_quiet(void);
+void shmi_ucx_progress(void);
+/* "PE 3 on host 10.0.0.2: Connection reset by remote peer" */
+const char *shmi_ucx_why(int pe, int rc, char *buf, size_t len);
+
+#endif

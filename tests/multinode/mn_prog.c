@@ -1,0 +1,209 @@
+/* mn_prog.c MODE [MARKER] - a PE program for the multi-node tests (PEs on
+ * two network namespaces, "hosts", talking through UCX over TCP).
+ *
+ *   rma    across hosts: put/get (blocking, nbi, p/g, iput/iget, 1 MiB),
+ *          heap and globals; AMOs on 4 and 8 bytes (fetch, set, swap,
+ *          cswap, fetch_add, add, inc, and/or/xor, fetch_and/or/xor) from
+ *          every PE onto one word; fence ordering; quiet; put_signal and
+ *          signal_wait_until; wait_until on a value a remote PE puts;
+ *          barriers in a loop, shmem_malloc/free (checked collectives);
+ *          shmem_ptr is NULL exactly for the PEs of the other host.
+ *          Prints "mn_prog: rma ok, N PEs, R remote" (PE 0).
+ *   coll   a broadcast across hosts: must stop with one clear line.
+ *   kill   after init and a barrier the last PE kills itself with SIGKILL
+ *          while the others wait in a barrier (the launcher ends them).
+ * The marker argument is ignored (tests use it to find leftover processes). */
+#include <shmem.h>
+
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static long gword[4];    /* symmetric globals */
+static int fails;
+
+#define CHECK(c, ...)                                                              \
+    do {                                                                           \
+        if (!(c)) {                                                                \
+            fprintf(stderr, "[pe %d] mn_prog: FAILED %s: ", shmem_my_pe(), #c);    \
+            fprintf(stderr, __VA_ARGS__);                                          \
+            fprintf(stderr, "\n");                                                 \
+            fails++;                                                               \
+        }                                                                          \
+    } while (0)
+
+#define BIG (1 << 20)
+
+static void rma(int me, int n)
+{
+    int right = (me + 1) % n, left = (me + n - 1) % n;
+    long *w = shmem_calloc(8, sizeof(long));
+    char *big = shmem_malloc(BIG);
+    char *src = malloc(BIG), *back = malloc(BIG);
+    for (int i = 0; i < BIG; i++) src[i] = (char)(i * 7 + me);
+    /* blocking put to the right, p, put to a global */
+    shmem_putmem(big, src, BIG, right);
+    shmem_long_p(&w[0], 100 + me, right);
+    shmem_long_p(&gword[1], 200 + me, right);
+    long v[3] = { me, me * 2, me * 3 };
+    shmem_long_put_nbi(&w[1], v, 3, right);
+    shmem_quiet();
+    shmem_barrier_all();
+    for (int i = 0; i < BIG; i++)
+        if (big[i] != (char)(i * 7 + left)) {
+            CHECK(0, "1 MiB put from PE %d: byte %d is %d", left, i, big[i]);
+            break;
+        }
+    CHECK(w[0] == 100 + left, "p from PE %d: %ld", left, w[0]);
+    CHECK(gword[1] == 200 + left, "p into a global from PE %d: %ld", left, gword[1]);
+    CHECK(w[1] == left && w[2] == 2 * left && w[3] == 3 * left, "put_nbi: %ld %ld %ld", w[1],
+          w[2], w[3]);
+    /* gets back from the right: blocking, nbi, g, strided */
+    shmem_getmem(back, big, BIG, right);
+    CHECK(!memcmp(back, src, BIG), "1 MiB get from PE %d differs", right);
+    CHECK(shmem_long_g(&w[0], right) == 100 + me, "g: %ld", shmem_long_g(&w[0], right));
+    long g3[3] = { 0 };
+    shmem_long_get_nbi(g3, &w[1], 3, right);
+    shmem_quiet();
+    CHECK(g3[0] == me && g3[2] == 3 * me, "get_nbi: %ld %ld", g3[0], g3[2]);
+    long st[2] = { 0 };
+    shmem_long_iget(st, &w[1], 1, 2, 2, right);
+    CHECK(st[0] == me && st[1] == 3 * me, "iget: %ld %ld", st[0], st[1]);
+    shmem_barrier_all();
+
+    /* AMOs: every PE on PE 0's words, then checks on PE 0 */
+    int *c32 = shmem_calloc(4, sizeof(int));
+    long long *c64 = shmem_calloc(4, sizeof(long long));
+    shmem_barrier_all();
+    for (int k = 0; k < 10; k++) {
+        shmem_int_atomic_add(&c32[0], 1, 0);
+        shmem_longlong_atomic_fetch_add(&c64[0], 2, 0);
+        shmem_longlong_atomic_inc(&c64[1], 0);
+    }
+    shmem_uint_atomic_or((unsigned *)&c32[1], 1u << me, 0);
+    shmem_ulonglong_atomic_fetch_xor((unsigned long long *)&c64[2], 1ull << (me + 32), 0);
+    int old = shmem_int_atomic_compare_swap(&c32[2], 0, me + 1, 0); /* one PE wins */
+    shmem_barrier_all();
+    if (me == 0) {
+        CHECK(c32[0] == 10 * n, "int add: %d, want %d", c32[0], 10 * n);
+        CHECK(c64[0] == 20 * n, "fetch_add: %lld", c64[0]);
+        CHECK(c64[1] == 10 * n, "inc: %lld", c64[1]);
+        CHECK(c32[1] == (1 << n) - 1, "or: %x", c32[1]);
+        long long x = 0;
+        for (int p = 0; p < n; p++) x ^= 1ll << (p + 32);
+        CHECK(c64[2] == x, "xor: %llx", c64[2]);
+        CHECK(c32[2] >= 1 && c32[2] <= n, "cswap winner: %d", c32[2]);
+    }
+    int winner = shmem_int_atomic_fetch(&c32[2], 0);
+    CHECK((old == 0) == (winner == me + 1), "cswap: old %d, winner %d", old, winner);
+    shmem_barrier_all();
+    if (me == n - 1) { /* fetching ops on a remote word, one PE */
+        int t = 0;
+        CHECK(shmem_int_atomic_swap(&c32[3], 7, 0) == 0, "swap");
+        shmem_int_atomic_set(&c32[3], 12, 0);
+        CHECK((t = (int)shmem_uint_atomic_fetch_and((unsigned *)&c32[3], 4, 0)) == 12, "fetch_and gave %d", t);
+        CHECK((t = (int)shmem_uint_atomic_fetch_or((unsigned *)&c32[3], 3, 0)) == 4, "fetch_or gave %d", t);
+        CHECK((t = (int)shmem_uint_atomic_fetch_xor((unsigned *)&c32[3], 1, 0)) == 7, "fetch_xor gave %d", t);
+        shmem_uint_atomic_and((unsigned *)&c32[3], 2, 0);
+        shmem_uint_atomic_xor((unsigned *)&c32[3], 8, 0);
+        CHECK((t = shmem_int_atomic_fetch(&c32[3], 0)) == 10, "fetch gave %d", t);
+        long long f = -1;
+        shmem_longlong_atomic_fetch_add_nbi(&f, &c64[3], 5, 0);
+        shmem_quiet();
+        CHECK(f == 0 && shmem_longlong_atomic_fetch(&c64[3], 0) == 5, "fetch_add_nbi %lld", f);
+    }
+    shmem_barrier_all();
+
+    /* fence: data then flag to the right; the right waits on the flag */
+    long *data = shmem_calloc(64, sizeof(long)), *flag = shmem_calloc(1, sizeof(long));
+    uint64_t *sig = shmem_calloc(1, sizeof(uint64_t));
+    shmem_barrier_all();
+    for (int round = 1; round <= 20; round++) {
+        long buf[64];
+        for (int i = 0; i < 64; i++) buf[i] = round * 1000 + i;
+        shmem_long_put_nbi(data, buf, 64, right);
+        shmem_fence();
+        shmem_long_atomic_set(flag, round, right);
+        shmem_long_wait_until(flag, SHMEM_CMP_GE, round);
+        CHECK(data[0] == round * 1000 && data[63] == round * 1000 + 63,
+              "fence: round %d, data %ld %ld", round, data[0], data[63]);
+        shmem_barrier_all(); /* nobody overwrites data before it is checked */
+    }
+    /* put_signal + signal_wait_until */
+    for (int round = 1; round <= 20; round++) {
+        long buf[64];
+        for (int i = 0; i < 64; i++) buf[i] = -round * 1000 - i;
+        shmem_long_put_signal(data, buf, 64, sig, 1, SHMEM_SIGNAL_ADD, right);
+        uint64_t s = shmem_signal_wait_until(sig, SHMEM_CMP_GE, (uint64_t)round);
+        CHECK(s >= (uint64_t)round, "signal %lu", (unsigned long)s);
+        CHECK(data[0] == -round * 1000 && data[63] == -round * 1000 - 63,
+              "put_signal: round %d, data %ld %ld", round, data[0], data[63]);
+        shmem_barrier_all();
+    }
+    /* wait_until on a value put late by the left (after a pause) */
+    shmem_long_p(flag, 0, me);
+    shmem_barrier_all();
+    if (me == 0) usleep(200000);
+    shmem_long_p(flag, 4242, right);
+    shmem_long_wait_until(flag, SHMEM_CMP_EQ, 4242);
+    shmem_barrier_all();
+    /* barriers, sync, malloc/free in a loop */
+    for (int i = 0; i < 100; i++) {
+        shmem_long_atomic_inc(&w[4], 0);
+        shmem_barrier_all();
+        if (me == 0) CHECK(w[4] == (long)n * (i + 1), "barrier %d: count %ld", i, w[4]);
+        shmem_sync_all();
+        if (i % 10 == 0) shmem_free(shmem_malloc(64 + (size_t)i));
+    }
+    free(src);
+    free(back);
+    shmem_free(sig);
+    shmem_free(flag);
+    shmem_free(data);
+    shmem_free(c64);
+    shmem_free(c32);
+    shmem_free(big);
+    shmem_free(w);
+}
+
+int main(int argc, char **argv)
+{
+    const char *mode = argc > 1 ? argv[1] : "rma";
+    shmem_init();
+    int me = shmem_my_pe(), n = shmem_n_pes();
+    int *probe = shmem_calloc(1, sizeof(int));
+    int remote = 0;
+    for (int pe = 0; pe < n; pe++) remote += shmem_ptr(probe, pe) == NULL;
+    shmem_barrier_all();
+    if (!strcmp(mode, "rma")) {
+        CHECK(remote > 0 && remote < n, "%d of %d PEs have no shmem_ptr: not on two hosts",
+              remote, n);
+        rma(me, n);
+        int bad = shmem_int_atomic_fetch_add(probe, fails, 0);
+        (void)bad;
+        shmem_barrier_all();
+        if (me == 0 && *probe == 0 && !fails)
+            printf("mn_prog: rma ok, %d PEs, %d remote\n", n, remote);
+        if (me == 0 && *probe) fprintf(stderr, "mn_prog: %d check(s) failed\n", *probe);
+    } else if (!strcmp(mode, "coll")) {
+        long *x = shmem_calloc(1, sizeof(long));
+        shmem_long_broadcast(SHMEM_TEAM_WORLD, x, x, 1, 0);
+        printf("mn_prog: broadcast across hosts returned\n");
+    } else if (!strcmp(mode, "kill")) {
+        printf("ready %d %ld\n", me, (long)getpid());
+        fflush(stdout);
+        shmem_barrier_all();
+        if (me == n - 1 && n > 1) raise(SIGKILL);
+        shmem_barrier_all(); /* never completes with n > 1 */
+        if (n > 1) return 2;
+    } else {
+        fprintf(stderr, "mn_prog: unknown mode '%s'\n", mode);
+        return 2;
+    }
+    shmem_free(probe);
+    shmem_finalize();
+    return fails ? 1 : 0;
+}
