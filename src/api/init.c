@@ -96,6 +96,9 @@ static void step_boot(void)
      * 26 us per barrier, yielding at once 9 us; with 2 PEs spinning wins. */
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     if (!getenv("SHMEM_WAIT_SPIN") && cpus > 0 && shmi_g.npes > cpus) shmi_wait_set_spin(0);
+    /* Waits rarely sleep when every PE has a CPU: move the doorbell's fence
+     * from every put and barrier flag to the rare sleep (wait.c). */
+    if (cpus > 0 && shmi_g.npes <= cpus) shmi_wait_asymmetric();
 }
 
 static void step_heap(void)

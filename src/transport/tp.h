@@ -97,6 +97,12 @@ struct shmi_bell {
 };
 
 void shmi_wait_set_spin(unsigned long spins);
+/* Asymmetric doorbell: writers stop fencing before they look at a peer's
+ * doorbell (shmi_ring); a waiter about to sleep runs membarrier(2) instead,
+ * a few microseconds, paid only when it sleeps.  For jobs whose waits rarely
+ * sleep (no more PEs than CPUs).  Every PE calls it (it registers the
+ * process).  0 when on, -1 when the kernel cannot (writers keep fencing). */
+int shmi_wait_asymmetric(void);
 /* Optional observer of long waits (the API layer's watchdog): called when a
  * wait starts sleeping (SHMI_WAIT_SLEEP), about once a second while it sleeps
  * (SHMI_WAIT_STILL, with the seconds waited) and when a wait that slept ends
@@ -108,13 +114,26 @@ void shmi_wait(struct shmi_bell *bell, int (*ready)(const void *arg), const void
 /* The same for a condition that needs many other PEs to run first (a barrier
  * with more members than CPUs): never spins after a yield (wait.c). */
 void shmi_wait_many(struct shmi_bell *bell, int (*ready)(const void *arg), const void *arg);
+/* Wake whoever sleeps on a bell after a sequentially consistent atomic
+ * (read-modify-write or store) on the peer's data: that atomic is already
+ * the full fence of the Dekker below (a locked instruction on x86), and a
+ * seq_cst load of sleepers stays after it.  Saves a fence per AMO. */
+static inline void shmi_ring_after_sc(struct shmi_bell *bell)
+{
+    extern void shmi_ring_slow(struct shmi_bell *bell);
+    if (__atomic_load_n(&bell->sleepers, __ATOMIC_SEQ_CST)) shmi_ring_slow(bell);
+}
 /* Wake whoever sleeps on a bell (a peer's, through its mapping). */
+extern int shmi_ring_fence;
 static inline void shmi_ring(struct shmi_bell *bell)
 {
     extern void shmi_ring_slow(struct shmi_bell *bell);
     /* Dekker with the waiter: our data store, then a full fence, then read
-     * sleepers; the waiter increments sleepers, fences, then re-checks. */
-    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+     * sleepers; the waiter increments sleepers, fences, then re-checks.
+     * Asymmetric mode (shmi_wait_asymmetric): no fence here; a waiter about
+     * to sleep makes every PE's CPU run one instead (membarrier). */
+    if (shmi_ring_fence) __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    else __asm__ volatile("" ::: "memory");
     if (__atomic_load_n(&bell->sleepers, __ATOMIC_RELAXED)) shmi_ring_slow(bell);
 }
 

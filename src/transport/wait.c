@@ -28,6 +28,7 @@
 
 #include <limits.h>
 #include <linux/futex.h>
+#include <linux/membarrier.h>
 #include <sched.h>
 #include <stdint.h>
 #include <sys/syscall.h>
@@ -50,6 +51,18 @@ static double now_s(void)
 }
 
 void shmi_wait_set_spin(unsigned long spins) { spin_limit = spins; }
+
+int shmi_ring_fence = 1;
+
+int shmi_wait_asymmetric(void)
+{
+    long cmds = syscall(SYS_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
+    if (cmds < 0 || !(cmds & MEMBARRIER_CMD_GLOBAL_EXPEDITED) ||
+        syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_GLOBAL_EXPEDITED, 0, 0) != 0)
+        return -1;
+    shmi_ring_fence = 0;
+    return 0;
+}
 
 static inline void cpu_relax(void)
 {
@@ -103,6 +116,9 @@ static void wait_impl(struct shmi_bell *bell, int (*ready)(const void *arg), con
     for (;;) {
         uint32_t seen = __atomic_load_n(&bell->seq, __ATOMIC_ACQUIRE);
         __atomic_fetch_add(&bell->sleepers, 1, __ATOMIC_SEQ_CST);
+        /* writers that do not fence (asymmetric mode): make their stores
+         * visible, or their next look at sleepers see ours */
+        if (!shmi_ring_fence) syscall(SYS_membarrier, MEMBARRIER_CMD_GLOBAL_EXPEDITED, 0, 0);
         int done = ready(arg);
         if (!done) futex_wait(&bell->seq, seen, ns);
         __atomic_fetch_sub(&bell->sleepers, 1, __ATOMIC_SEQ_CST);
