@@ -54,6 +54,8 @@ enum shmi_coll_op {
 struct shmi_tsync {
     struct {
         _Alignas(64) uint64_t epoch;  /* written by the round's partner */
+        uint64_t arg[2][3];  /* round 0: the partner's signature arguments, by epoch
+                                parity, in the flag's line (sync.c: neighbour check) */
     } bar[SHMI_BAR_ROUNDS];
     _Alignas(64) struct shmi_sig sig[2];          /* by parity of seq; read by peers */
     struct shmi_cur {     /* its barriers, by epoch parity: for error messages only */

@@ -88,9 +88,23 @@ static inline void bar_check(const struct shmem_team_s *t, const char *fn, const
         bar_mismatch(t, fn, e, op, rank, other);
 }
 
-void shmi_team_barrier(struct shmem_team_s *t) { shmi_team_barrier_op(t, NULL, SHMI_OP_NONE); }
+static int barrier_sig(struct shmem_team_s *t, const char *fn, enum shmi_coll_op op,
+                       const uint64_t *arg);
+
+void shmi_team_barrier(struct shmem_team_s *t) { barrier_sig(t, NULL, SHMI_OP_NONE, NULL); }
 
 void shmi_team_barrier_op(struct shmem_team_s *t, const char *fn, enum shmi_coll_op op)
+{
+    barrier_sig(t, fn, op, NULL);
+}
+
+/* The barrier; with arg (a checked collective's signature arguments, on one
+ * node), round 0 also carries them to the right neighbour in the line of its
+ * flag, and the result tells how the left neighbour's compared: 1 equal,
+ * -1 different, 0 not compared (rank 0, central barrier, or the neighbour
+ * already one barrier further). */
+static int barrier_sig(struct shmem_team_s *t, const char *fn, enum shmi_coll_op op,
+                       const uint64_t *arg)
 {
     uint64_t e = ++t->epoch, w = e << BAR_SHIFT | op;
     int n = t->size, me = t->rank, slot = t->slot;
@@ -125,20 +139,32 @@ void shmi_team_barrier_op(struct shmem_team_s *t, const char *fn, enum shmi_coll
         }
         bar_wait(slot, &mine->release, e, 1);
         bar_check(t, fn, &mine->release, e, op, -1);
-        return;
+        return 0;
     }
+    if (SHMI_NET) arg = NULL; /* a remote partner's flag carries no arguments */
+    int cmp = 0;
     for (int r = 0, dist = 1; dist < n; r++, dist <<= 1) {
         int pe = shmi_team_pe(t, (me + dist) % n);
         if (shmi_tp_remote(&shmi_g.tp, pe)) { /* another node (issue 9): a UCX put */
             shmi_net_flag(&mine->bar[r].epoch, w, pe); /* same slot, same address there */
         } else {
             struct shmi_ctl *peer = shmi_ctl_of(pe);
+            if (r == 0 && arg) /* same line as the flag: costs no extra transfer */
+                memcpy(peer->team[slot].bar[0].arg[e & 1], arg, sizeof mine->bar[0].arg[0]);
             __atomic_store_n(&peer->team[slot].bar[r].epoch, w, __ATOMIC_RELEASE);
             shmi_ring(&peer->bell);
         }
         bar_wait(slot, &mine->bar[r].epoch, e, 0);
         bar_check(t, fn, &mine->bar[r].epoch, e, op, (me - dist % n + n) % n);
+        /* The left neighbour's arguments (written before its flag, which we
+         * acquired; it cannot reuse this parity before we pass barrier e+1).
+         * Ranks 1..n-1 each compare with their left neighbour: a chain that
+         * covers every member, so equal everywhere means equal to rank 0. */
+        if (r == 0 && arg && me != 0 &&
+            __atomic_load_n(&mine->bar[0].epoch, __ATOMIC_ACQUIRE) >> BAR_SHIFT == e)
+            cmp = memcmp(mine->bar[0].arg[e & 1], arg, sizeof mine->bar[0].arg[0]) ? -1 : 1;
     }
+    return cmp;
 }
 
 void shmi_barrier(void) { shmi_team_barrier(SHMEM_TEAM_WORLD); }
@@ -212,30 +238,39 @@ static void describe(const struct shmi_sig *s, char *buf, size_t len)
     snprintf(buf + n, len - n, " [collective call #%lu]", (unsigned long)s->seq);
 }
 
-static void check_sig(const struct shmem_team_s *t, const char *fn, const struct shmi_sig *mine)
+static void check_sig(const struct shmem_team_s *t, const char *fn, const struct shmi_sig *mine,
+                      int left_differs)
 {
+    /* Compare with rank 0's signature (over the network when it is on
+     * another node, issue 9); when that matches but the left neighbour's
+     * arguments did not (barrier_sig), with the left neighbour's. */
     struct shmi_sig theirs;
-    /* rank 0's; over the network when it is on another node (issue 9) */
-    shmi_peer_read(fn, &theirs, &shmi_g.ctl->team[t->slot].sig[mine->seq & 1], sizeof theirs,
-                   shmi_team_pe(t, 0));
-    if (theirs.seq == mine->seq && theirs.op == mine->op &&
-        !memcmp(theirs.arg, mine->arg, sizeof mine->arg))
-        return;
+    int other = 0;
+    for (;;) {
+        shmi_peer_read(fn, &theirs, &shmi_g.ctl->team[t->slot].sig[mine->seq & 1],
+                       sizeof theirs, shmi_team_pe(t, other));
+        int same = theirs.seq == mine->seq && theirs.op == mine->op &&
+                   !memcmp(theirs.arg, mine->arg, sizeof mine->arg);
+        if (!same) break;
+        if (!left_differs || other == t->rank - 1) return;
+        other = t->rank - 1;
+    }
     if (theirs.seq == mine->seq && theirs.op != mine->op) /* another call: name every PE's */
-        bar_mismatch(t, fn, t->epoch, mine->op, 0, theirs.op);
+        bar_mismatch(t, fn, t->epoch, mine->op, other, theirs.op);
     char a[400], b[400];
     describe(mine, a, sizeof a);
     describe(&theirs, b, sizeof b);
-    /* where: ours from this thread, rank 0's from what it published with the
-     * barrier just passed */
+    /* where: ours from this thread, the other's from what it published with
+     * the barrier just passed */
     struct shmi_cur c0;
     shmi_peer_read(fn, &c0, &shmi_g.ctl->team[t->slot].cur[t->epoch & 1], sizeof c0,
-                   shmi_team_pe(t, 0));
+                   shmi_team_pe(t, other));
     size_t na = strlen(a), nb = strlen(b);
     shmi_site_of_pe((uint64_t)(uintptr_t)shmi_call_site, shmi_exe_bias(), a + na, sizeof a - na);
     shmi_site_of_pe(c0.site, c0.exe, b + nb, sizeof b - nb);
-    int pe0 = shmi_team_pe(t, 0);
-    const char *who = t == SHMEM_TEAM_WORLD ? "" : " (rank 0 of the team)";
+    int pe0 = shmi_team_pe(t, other);
+    char who[40] = "";
+    if (t != SHMEM_TEAM_WORLD) snprintf(who, sizeof who, " (rank %d of the team)", other);
     if (theirs.seq != mine->seq) {
         shmi_fatal("%s: collective mismatch: this PE is in %s but PE %d%s is not in the same "
                    "collective (its last checked one is %s): every PE must make the same "
@@ -310,8 +345,11 @@ uint64_t shmi_team_enter(struct shmem_team_s *t, const char *fn, enum shmi_coll_
     *mine = (struct shmi_sig){ seq, op, 0, { a0, a1, a2 } };
     for (int i = 0; i < npub; i++) s->pub[seq & 1][i] = pub[i];
     shmi_quiet();
-    shmi_team_barrier_op(t, fn, op);
-    if (t->rank != 0 && shmi_checks != SHMI_CHECKS_OFF) check_sig(t, fn, mine);
+    /* The signature's arguments ride with the barrier to the right neighbour;
+     * only when that comparison could not be made, or failed, is rank 0's
+     * signature read (one remote line) for the exact check and message. */
+    int nb = barrier_sig(t, fn, op, shmi_checks != SHMI_CHECKS_OFF ? mine->arg : NULL);
+    if (t->rank != 0 && shmi_checks != SHMI_CHECKS_OFF && nb != 1) check_sig(t, fn, mine, nb < 0);
     return seq;
 }
 
