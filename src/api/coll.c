@@ -34,7 +34,14 @@
  * Buffers are checked (symmetric, in bounds, and unless SHMEM_CHECKS=off no
  * overlap where the spec forbids it) before the barrier; counts, roots, strides and dest are part
  * of the checked signature, so PEs that disagree are stopped with both calls
- * named instead of corrupting memory. */
+ * named instead of corrupting memory.
+ *
+ * Teams spanning nodes (t->net, issue 9): the same pulls, but every read of
+ * a peer's source, staged data or published words is shmi_peer_read (a UCX
+ * get for a member on another node, memcpy through the mapping for one on
+ * ours); blocking gets have their data on return, so the barriers above
+ * keep their meaning.  One test of t->net per collective (per block) keeps
+ * the one-node path as it was. */
 #include "api/mem_device.h" /* GPU memory goes to the copy engines (issue 7) */
 #include "api/debug.h"
 #include "api/team.h"
@@ -42,6 +49,7 @@
 #include <shmem.h>
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static size_t bytes(const char *fn, size_t nelems, size_t elem)
@@ -89,7 +97,11 @@ static int broadcast(const char *fn, shmem_team_t team, void *dest, const void *
     size_t n = bytes(fn, nelems, elem);
     int gpu = n && (shmi_gpu_has(dest) || shmi_gpu_has(source));
     char *d = n && !gpu ? shmi_sym(fn, "dest", dest, n, shmi_g.me) : NULL;
-    const char *s = n && !gpu ? shmi_sym(fn, "source", source, n, shmi_team_pe(t, root)) : NULL;
+    int rpe = shmi_team_pe(t, root);
+    const char *s = n && !gpu ? shmi_sym(fn, "source", source, n, rpe) : NULL;
+    if (gpu && t->net)
+        shmi_fatal("%s: GPU memory across nodes is not supported yet: its team has PEs on more "
+                   "than one node; broadcast host memory, or within a node's PEs", fn);
     if (d) shmi_mem_check_span(fn, "dest", dest, n, NULL);
     if (s) shmi_mem_check_span(fn, "source", source, n, NULL);
     int small = !gpu && n <= SHMI_STAGE_BYTES;
@@ -98,7 +110,8 @@ static int broadcast(const char *fn, shmem_team_t team, void *dest, const void *
                                    gpu ? (uint64_t)(uintptr_t)dest : n ? shmi_sym_key(dest) : 0,
                                    NULL, 0);
     if (small) { /* one barrier: everybody copies the root's staged copy */
-        if (n) memcpy(d, shmi_team_stage(t, root, seq), n);
+        if (n && t->net) shmi_team_stage_read(t, root, seq, 0, d, n, fn);
+        else if (n) memcpy(d, shmi_team_stage(t, root, seq), n);
         return 0;
     }
     if (gpu) { /* GPU memory: the copy engines pull the root's source */
@@ -108,7 +121,10 @@ static int broadcast(const char *fn, shmem_team_t team, void *dest, const void *
         return 0;
     }
     int late = t->rank == root && d != s && d < s + n && s < d + n;
-    if (n && d != s && !late) memcpy(d, s, n);
+    if (n && d != s && !late) {
+        if (t->net) shmi_peer_read(fn, d, source, n, rpe); /* root on another node, or here */
+        else memcpy(d, s, n);
+    }
     shmi_team_barrier(t);
     if (late) memmove(d, s, n);
     return 0;
@@ -129,18 +145,29 @@ static int fcollect(const char *fn, shmem_team_t team, void *dest, const void *s
                                    n ? shmi_sym_key(dest) : 0, NULL, 0);
     for (int k = 0; n && k < t->size; k++) {
         int i = (t->rank + k) % t->size;
-        memcpy(d + (size_t)i * n, small ? (const char *)shmi_team_stage(t, i, seq) : at(t, source, i), n);
+        if (t->net && small) shmi_team_stage_read(t, i, seq, 0, d + (size_t)i * n, n, fn);
+        else if (t->net) shmi_peer_read(fn, d + (size_t)i * n, source, n, shmi_team_pe(t, i));
+        else memcpy(d + (size_t)i * n, small ? (const char *)shmi_team_stage(t, i, seq) : at(t, source, i), n);
     }
     if (!small) shmi_team_barrier(t);
     return 0;
 }
 
+/* Member i's published byte count: from the copies in cnt when the team
+ * spans nodes (read once, collect), else straight from its slot. */
+static inline uint64_t count_of(const struct shmem_team_s *t, uint64_t seq, const uint64_t *cnt,
+                                int i)
+{
+    return cnt ? cnt[i] : shmi_team_pub(t, i, seq)[0];
+}
+
 /* Sum of the published byte counts of ranks [0, upto), checked for overflow. */
-static size_t count_below(const char *fn, const struct shmem_team_s *t, uint64_t seq, int upto)
+static size_t count_below(const char *fn, const struct shmem_team_s *t, uint64_t seq,
+                          const uint64_t *cnt, int upto)
 {
     size_t sum = 0;
     for (int i = 0; i < upto; i++) {
-        uint64_t c = shmi_team_pub(t, i, seq)[0];
+        uint64_t c = count_of(t, seq, cnt, i);
         if (c > SIZE_MAX - sum)
             shmi_fatal("%s: the blocks of all members add up to more than size_t holds", fn);
         sum += c;
@@ -157,11 +184,18 @@ static int collect(const char *fn, shmem_team_t team, void *dest, const void *so
     if (n) shmi_sym(fn, "source", source, n, shmi_g.me);
     if (n && n <= SHMI_STAGE_BYTES) memcpy(shmi_team_stage_next(t), source, n);
     uint64_t seq = shmi_team_enter(t, fn, SHMI_OP_COLLECT, elem, 0, shmi_sym_key(dest), &n, 1);
-    size_t below = count_below(fn, t, seq, t->rank), total = count_below(fn, t, seq, t->size);
+    uint64_t *cnt = NULL; /* team spanning nodes: every count, read once */
+    if (t->net) {
+        cnt = malloc((size_t)t->size * sizeof *cnt);
+        if (!cnt) shmi_fatal("%s: out of memory for the counts of %d PEs", fn, t->size);
+        for (int i = 0; i < t->size; i++) shmi_team_pub_read(t, i, seq, &cnt[i], 1, fn);
+    }
+    size_t below = count_below(fn, t, seq, cnt, t->rank);
+    size_t total = count_below(fn, t, seq, cnt, t->size);
     /* Small when every member's block was staged (the same answer on all). */
     int small = 1;
     for (int i = 0; i < t->size && small; i++)
-        small = shmi_team_pub(t, i, seq)[0] <= SHMI_STAGE_BYTES;
+        small = count_of(t, seq, cnt, i) <= SHMI_STAGE_BYTES;
     char *d = total ? shmi_sym(fn, "dest", dest, total, shmi_g.me) : NULL;
     no_overlap(fn, dest, total, source, n);
     /* Walk from our own block to the last, then wrap to rank 0. */
@@ -169,10 +203,13 @@ static int collect(const char *fn, shmem_team_t team, void *dest, const void *so
     for (int k = 0; total && k < t->size; k++) {
         int i = (t->rank + k) % t->size;
         if (i == 0) off = 0;
-        size_t c = shmi_team_pub(t, i, seq)[0];
-        if (c) memcpy(d + off, small ? (const char *)shmi_team_stage(t, i, seq) : at(t, source, i), c);
+        size_t c = count_of(t, seq, cnt, i);
+        if (c && cnt && small) shmi_team_stage_read(t, i, seq, 0, d + off, c, fn);
+        else if (c && cnt) shmi_peer_read(fn, d + off, source, c, shmi_team_pe(t, i));
+        else if (c) memcpy(d + off, small ? (const char *)shmi_team_stage(t, i, seq) : at(t, source, i), c);
         off += c;
     }
+    free(cnt);
     if (!small) shmi_team_barrier(t);
     return 0;
 }
@@ -192,8 +229,16 @@ static int alltoall(const char *fn, shmem_team_t team, void *dest, const void *s
                                    n ? shmi_sym_key(dest) : 0, NULL, 0);
     for (int k = 0; n && k < t->size; k++) {
         int i = (t->rank + k) % t->size;
-        const char *from = small ? (const char *)shmi_team_stage(t, i, seq) : at(t, source, i);
-        memcpy(d + (size_t)i * n, from + (size_t)t->rank * n, n);
+        size_t mine = (size_t)t->rank * n;
+        if (t->net && small) {
+            shmi_team_stage_read(t, i, seq, mine, d + (size_t)i * n, n, fn);
+        } else if (t->net) {
+            shmi_peer_read(fn, d + (size_t)i * n, (const char *)source + mine, n,
+                           shmi_team_pe(t, i));
+        } else {
+            const char *from = small ? (const char *)shmi_team_stage(t, i, seq) : at(t, source, i);
+            memcpy(d + (size_t)i * n, from + mine, n);
+        }
     }
     if (!small) shmi_team_barrier(t);
     return 0;
@@ -237,11 +282,23 @@ static int alltoalls(const char *fn, shmem_team_t team, void *dest, const void *
     shmi_team_enter(t, fn, SHMI_OP_ALLTOALLS, nelems, strides, all ? shmi_sym_key(dest) : 0,
                     NULL, 0);
     size_t db = (size_t)dst * elem, sb = (size_t)sst * elem;
+    /* Team spanning nodes: a member on another node's strided block comes
+     * over in one get of its whole span, then is spread here. */
+    size_t bspan = t->net ? strided_span(fn, nelems, sst, elem) : 0;
+    char *buf = NULL;
     for (int k = 0; all && k < t->size; k++) {
-        int i = (t->rank + k) % t->size;
-        const char *s = at(t, source, i) + (size_t)t->rank * nelems * sb;
-        copy_strided(d + (size_t)i * nelems * db, db, s, sb, nelems, elem);
+        int i = (t->rank + k) % t->size, pe = shmi_team_pe(t, i);
+        size_t from = (size_t)t->rank * nelems * sb;
+        if (t->net && shmi_tp_remote(&shmi_g.tp, pe)) {
+            if (!buf && !(buf = malloc(bspan ? bspan : 1)))
+                shmi_fatal("%s: out of memory for a block of %zu bytes", fn, bspan);
+            shmi_peer_read(fn, buf, (const char *)source + from, bspan, pe);
+            copy_strided(d + (size_t)i * nelems * db, db, buf, sb, nelems, elem);
+            continue;
+        }
+        copy_strided(d + (size_t)i * nelems * db, db, at(t, source, i) + from, sb, nelems, elem);
     }
+    free(buf);
     shmi_team_barrier(t);
     return 0;
 }

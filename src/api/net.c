@@ -8,9 +8,10 @@
  * so the local path pays one predictable branch.  Remote operations never
  * ring the peer's doorbell: its UCX progress thread rings it (ucx.h).
  *
- * Not routed yet (refused with one line, or listed in docs/cluster.md):
- * team collectives and splits on teams spanning nodes, locks on a lock word
- * whose queue lives on another node, shmem_ptr (NULL for remote PEs). */
+ * Team collectives and splits on teams spanning nodes use shmi_peer_read
+ * and shmi_peer_write (coll.c, reduce.c, team.c).  Not routed yet (refused
+ * with one line, or listed in docs/cluster.md): locks on a lock word whose
+ * queue lives on another node, GPU memory, shmem_ptr (NULL for remote PEs). */
 #include "api/state.h"
 #include "api/team.h"
 #include "transport/ucx.h"
@@ -64,6 +65,12 @@ void shmi_peer_read(const char *fn, void *dst, const void *sym, size_t n, int pe
     else memcpy(dst, shmi_tp_ptr(&shmi_g.tp, sym, pe), n);
 }
 
+void shmi_peer_write(const char *fn, void *sym, const void *src, size_t n, int pe)
+{
+    if (shmi_tp_remote(&shmi_g.tp, pe)) shmi_net_put(fn, sym, src, n, pe, 0);
+    else memcpy(shmi_tp_ptr(&shmi_g.tp, sym, pe), src, n);
+}
+
 /* A barrier flag into pe's control block: an 8-byte aligned put (a single
  * store at the target: UCX's TCP transport copies it with one 8-byte move,
  * and RDMA writes of aligned 8 bytes are not torn), fire and forget: the
@@ -72,24 +79,4 @@ void shmi_net_flag(uint64_t *flag, uint64_t w, int pe)
 {
     int rc = shmi_ucx_put(flag, &w, sizeof w, pe, 0);
     if (rc) shmi_net_fail("a barrier", pe, rc);
-}
-
-/* Collectives that read their peers' memory directly (coll.c, reduce.c) and
- * team splits (team.c, the members' published slot maps) are not routed
- * over the network yet: refuse them on teams that span nodes. */
-void shmi_net_team_check(const struct shmem_team_s *t, const char *fn, enum shmi_coll_op op)
-{
-    int data = (op >= SHMI_OP_BROADCAST && op <= SHMI_OP_SCAN) || op == SHMI_OP_TEAM_SPLIT ||
-               op == SHMI_OP_TEAM_SPLIT_2D;
-    if (!data) return;
-    for (int i = 0; i < t->size; i++) {
-        int pe = shmi_team_pe(t, i);
-        if (shmi_tp_remote(&shmi_g.tp, pe)) {
-            char why[256];
-            shmi_fatal("%s across nodes is not supported yet: its team has PEs on more than "
-                       "one node (%s); use it within a node's PEs, or put/get and barriers "
-                       "across nodes", fn ? fn : shmi_op_name(op),
-                       shmi_ucx_why(pe, 0, why, sizeof why));
-        }
-    }
 }

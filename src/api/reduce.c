@@ -23,6 +23,13 @@
  * member stages its source in its team slot, and after the checked barrier
  * every member combines the staged copies itself (reduce_small).
  *
+ * Teams spanning nodes (t->net, issue 9): the same algorithm, with every
+ * access to a member's memory through shmi_peer_read/_write (UCX get/put
+ * for a member on another node, memcpy through the mapping otherwise):
+ * reduce_block_net, scan_block_net, and reduce_small reading the staged
+ * copies; the puts are flushed (shmi_net_quiet) before the closing barrier,
+ * so every member's dest is complete when it leaves.
+ *
  * Integer sums and products are computed in an unsigned type at least as
  * wide as unsigned int: they wrap around instead of overflowing (undefined
  * behaviour for signed types, and for small types promoted to int). */
@@ -100,16 +107,59 @@ static void scan_block(const struct shmem_team_s *t, void *dest, const void *sou
     }
 }
 
+/* The same two over the network (team spanning nodes): in holds a member's
+ * source part, puts are blocking (acc reusable on return). */
+static void reduce_block_net(const char *fn, const struct shmem_team_s *t, void *dest,
+                             const void *source, size_t off, size_t nb, size_t cnt, combine_fn f,
+                             char *acc, char *in)
+{
+    shmi_peer_read(fn, acc, (const char *)source + off, nb, shmi_team_pe(t, 0));
+    for (int i = 1; i < t->size; i++) {
+        shmi_peer_read(fn, in, (const char *)source + off, nb, shmi_team_pe(t, i));
+        f(acc, in, cnt);
+    }
+    for (int i = 0; i < t->size; i++)
+        shmi_peer_write(fn, (char *)dest + off, acc, nb, shmi_team_pe(t, i));
+}
+
+static void scan_block_net(const char *fn, const struct shmem_team_s *t, void *dest,
+                           const void *source, size_t off, size_t nb, size_t cnt, combine_fn f,
+                           char *acc, char *in, int exclusive)
+{
+    char *d = (char *)dest + off;
+    const char *s = (const char *)source + off;
+    shmi_peer_read(fn, acc, s, nb, shmi_team_pe(t, 0));
+    if (exclusive) memset(in, 0, nb);
+    shmi_peer_write(fn, d, exclusive ? in : acc, nb, shmi_team_pe(t, 0));
+    for (int i = 1; i < t->size; i++) {
+        int pe = shmi_team_pe(t, i);
+        shmi_peer_read(fn, in, s, nb, pe); /* before dest i: it may be source i */
+        if (exclusive) shmi_peer_write(fn, d, acc, nb, pe);
+        f(acc, in, cnt);
+        if (!exclusive) shmi_peer_write(fn, d, acc, nb, pe);
+    }
+}
+
 /* Small: every member combines the staged sources itself (in rank order, so
  * floating-point results are the same everywhere) into its own dest.  In
  * place is safe: the sources were copied into the staging buffers. */
-static void reduce_small(const struct shmem_team_s *t, void *dest, size_t n, size_t cnt,
-                         combine_fn f, int op, uint64_t seq)
+static void reduce_small(const char *fn, const struct shmem_team_s *t, void *dest, size_t n,
+                         size_t cnt, combine_fn f, int op, uint64_t seq)
 {
     _Alignas(64) char acc[SHMI_STAGE_BYTES];
     int upto = op == RED_INSCAN ? t->rank + 1 : op == RED_EXSCAN ? t->rank : t->size;
     if (upto == 0) { /* exscan on rank 0: as the general path, zeros */
         memset(dest, 0, n);
+        return;
+    }
+    if (t->net) { /* team spanning nodes: copies of the staged data */
+        _Alignas(64) char in[SHMI_STAGE_BYTES];
+        shmi_team_stage_read(t, 0, seq, 0, acc, n, fn);
+        for (int i = 1; i < upto; i++) {
+            shmi_team_stage_read(t, i, seq, 0, in, n, fn);
+            f(acc, in, cnt);
+        }
+        memcpy(dest, acc, n);
         return;
     }
     memcpy(acc, shmi_team_stage(t, 0, seq), n);
@@ -139,7 +189,7 @@ static int reduce(const char *fn, shmem_team_t team, void *dest, const void *sou
     uint64_t seq = shmi_team_enter(t, fn, op >= RED_INSCAN ? SHMI_OP_SCAN : SHMI_OP_REDUCE,
                                    nelems, code, n ? shmi_sym_key(dest) : 0, NULL, 0);
     if (small) {
-        if (n) reduce_small(t, dest, n, nelems, f, op, seq);
+        if (n) reduce_small(fn, t, dest, n, nelems, f, op, seq);
         return 0;
     }
     size_t q = nelems / (size_t)t->size, r = nelems % (size_t)t->size, me = (size_t)t->rank;
@@ -148,11 +198,17 @@ static int reduce(const char *fn, shmem_team_t team, void *dest, const void *sou
     size_t per = SHMI_RED_BLOCK / elem;
     for (size_t b = lo; b < hi; b += per) {
         size_t cnt = hi - b < per ? hi - b : per;
-        if (op >= RED_INSCAN)
+        if (t->net && op >= RED_INSCAN)
+            scan_block_net(fn, t, dest, source, b * elem, cnt * elem, cnt, f, acc, in,
+                           op == RED_EXSCAN);
+        else if (t->net)
+            reduce_block_net(fn, t, dest, source, b * elem, cnt * elem, cnt, f, acc, in);
+        else if (op >= RED_INSCAN)
             scan_block(t, dest, source, b * elem, cnt * elem, cnt, f, acc, in, op == RED_EXSCAN);
         else
             reduce_block(t, dest, source, b * elem, cnt * elem, cnt, f, acc);
     }
+    if (t->net) shmi_net_quiet(); /* our puts are in every member's dest */
     shmi_team_barrier(t);
     return 0;
 }

@@ -173,10 +173,11 @@ void shmi_net_quiet(void);
 void shmi_net_fence(void);
 /* n bytes of pe's copy of sym (our symmetric address) into dst, local or not. */
 void shmi_peer_read(const char *fn, void *dst, const void *sym, size_t n, int pe);
+/* n bytes from src into pe's copy of sym, local or not; on another node a
+ * blocking put (src reusable on return, not yet delivered: shmi_net_quiet). */
+void shmi_peer_write(const char *fn, void *sym, const void *src, size_t n, int pe);
 /* Barrier flag w into pe's copy of flag (sync.c). */
 void shmi_net_flag(uint64_t *flag, uint64_t w, int pe);
-/* Fatal when op is a collective not routed across nodes and t spans nodes. */
-void shmi_net_team_check(const struct shmem_team_s *t, const char *fn, enum shmi_coll_op op);
 #define SHMI_NET (__builtin_expect(shmi_g.tp.remote != NULL, 0)) /* the job spans nodes */
 
 /* Collectives (sync.c). */

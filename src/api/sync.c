@@ -109,7 +109,6 @@ static int barrier_sig(struct shmem_team_s *t, const char *fn, enum shmi_coll_op
     uint64_t e = ++t->epoch, w = e << BAR_SHIFT | op;
     int n = t->size, me = t->rank, slot = t->slot;
     struct shmi_tsync *mine = &shmi_g.ctl->team[slot];
-    if (SHMI_NET) shmi_net_team_check(t, fn, op); /* issue 9: refuse unrouted collectives */
     if (op != SHMI_OP_NONE) { /* what we are in, for peers' error messages */
         struct shmi_cur *c = &mine->cur[e & 1];
         c->site = (uint64_t)(uintptr_t)shmi_call_site;

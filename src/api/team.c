@@ -35,9 +35,19 @@ struct shmem_team_s shmi_team_world_s, shmi_team_shared_s;
 static struct shmem_team_s teams[SHMI_TEAM_MAX];  /* [0], [1]: unused (predefined) */
 static uint64_t slot_used[SLOT_WORDS];            /* bit s: this PE holds a team in slot s */
 
+/* Whether some member of t is on another node (once per team: t->net). */
+static int spans_nodes(const struct shmem_team_s *t)
+{
+    if (!SHMI_NET) return 0;
+    for (int i = 0; i < t->size; i++)
+        if (shmi_tp_remote(&shmi_g.tp, shmi_team_pe(t, i))) return 1;
+    return 0;
+}
+
 void shmi_team_init(void)
 {
-    struct shmem_team_s all = { 0, 1, shmi_g.npes, shmi_g.me, 0, 1, 0, 0, { 0 }, 0 };
+    struct shmem_team_s all = { 0, 1, shmi_g.npes, shmi_g.me, 0, 1, 0, 0, { 0 }, 0, 0 };
+    all.net = spans_nodes(&all);
     shmi_team_world_s = all;
     all.slot = 1;
     shmi_team_shared_s = all;
@@ -85,6 +95,22 @@ const uint64_t *shmi_team_pub(const struct shmem_team_s *t, int rank, uint64_t s
 const unsigned char *shmi_team_stage(const struct shmem_team_s *t, int rank, uint64_t seq)
 {
     return shmi_team_sync_of(t, rank)->stage[seq & 1];
+}
+
+/* Our slot's words have the same address on every PE (the control block is
+ * in the heap segment), so a peer's copy is reached like any symmetric data. */
+void shmi_team_pub_read(const struct shmem_team_s *t, int rank, uint64_t seq, uint64_t *dst,
+                        int nwords, const char *fn)
+{
+    shmi_peer_read(fn, dst, shmi_g.ctl->team[t->slot].pub[seq & 1], (size_t)nwords * sizeof *dst,
+                   shmi_team_pe(t, rank));
+}
+
+void shmi_team_stage_read(const struct shmem_team_s *t, int rank, uint64_t seq, size_t off,
+                          void *dst, size_t n, const char *fn)
+{
+    shmi_peer_read(fn, dst, shmi_g.ctl->team[t->slot].stage[seq & 1] + off, n,
+                   shmi_team_pe(t, rank));
 }
 
 uint64_t shmi_sym_key(const void *a)
@@ -160,10 +186,12 @@ int shmem_team_sync(shmem_team_t team)
  * (from their bitmaps published for collective seq), or -1. */
 static int common_free_slot(const struct shmem_team_s *p, uint64_t seq, int from)
 {
-    uint64_t common[SLOT_WORDS];
+    uint64_t common[SLOT_WORDS], copy[SLOT_WORDS];
     for (int w = 0; w < SLOT_WORDS; w++) common[w] = ~0ull;
     for (int i = 0; i < p->size; i++) {
-        const uint64_t *free_i = shmi_team_pub(p, i, seq);
+        const uint64_t *free_i = copy;
+        if (p->net) shmi_team_pub_read(p, i, seq, copy, SLOT_WORDS, "a team split");
+        else free_i = shmi_team_pub(p, i, seq);
         for (int w = 0; w < SLOT_WORDS; w++) common[w] &= free_i[w];
     }
     for (int s = from; s < SHMI_TEAM_MAX; s++)
@@ -205,7 +233,8 @@ static shmem_team_t make_team(const struct shmem_team_s *p, int slot, int pstart
 {
     struct shmem_team_s *t = &teams[slot];
     *t = (struct shmem_team_s){ shmi_team_pe(p, pstart), p->stride * pstride, size, rank,
-                                slot, 1, 0, 0, { 0 }, 0 };
+                                slot, 1, 0, 0, { 0 }, 0, 0 };
+    t->net = p->net && spans_nodes(t);
     if ((mask & SHMEM_TEAM_NUM_CONTEXTS) && config) t->config.num_contexts = config->num_contexts;
     slot_used[slot / 64] |= 1ull << (slot % 64);
     return t;
@@ -247,7 +276,7 @@ int shmem_team_split_strided(shmem_team_t parent_team, int start, int stride, in
         no_slot_why(why, sizeof why);
         return split_fail(p, fn, why);
     }
-    struct shmem_team_s span = { start, stride, size, 0, 0, 0, 0, 0, { 0 }, 0 };
+    struct shmem_team_s span = { start, stride, size, 0, 0, 0, 0, 0, { 0 }, 0, 0 };
     int rank = shmi_team_rank_of(&span, p->rank);
     if (rank >= 0) *new_team = make_team(p, slot, start, stride, size, rank, config, config_mask);
     return 0;

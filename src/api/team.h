@@ -42,6 +42,8 @@ struct shmem_team_s {
     uint64_t seq;              /* checked collectives made on this team */
     shmem_team_config_t config;/* num_contexts as requested (mask applied) */
     uint64_t opsum;            /* central barrier: sum of n * op over its barriers (sync.c) */
+    int net;                   /* 1 when a member is on another node (issue 9): collectives
+                                * reach peers through shmi_peer_read/_write, not mappings */
 };
 
 /* World PE number of team rank i (0 <= i < t->size). */
@@ -82,6 +84,12 @@ uint64_t shmi_team_enter(struct shmem_team_s *t, const char *fn, enum shmi_coll_
  * enters the team's next checked collective). */
 const uint64_t *shmi_team_pub(const struct shmem_team_s *t, int rank, uint64_t seq);
 
+/* Copies of the same, for teams spanning nodes (t->net): nwords words,
+ * resp. n bytes, of what team rank i published/staged for collective seq,
+ * read over the network when i is on another node (fn names the call). */
+void shmi_team_pub_read(const struct shmem_team_s *t, int rank, uint64_t seq, uint64_t *dst,
+                        int nwords, const char *fn);
+
 /* Small collectives (coll.c, reduce.c): a member copies up to
  * SHMI_STAGE_BYTES of its data into shmi_team_stage_next before
  * shmi_team_enter; after it, peers read them with shmi_team_stage.  The
@@ -93,6 +101,8 @@ static inline unsigned char *shmi_team_stage_next(const struct shmem_team_s *t)
 }
 /* Data team rank i staged for collective seq (valid as shmi_team_pub). */
 const unsigned char *shmi_team_stage(const struct shmem_team_s *t, int rank, uint64_t seq);
+void shmi_team_stage_read(const struct shmem_team_s *t, int rank, uint64_t seq, size_t off,
+                          void *dst, size_t n, const char *fn);
 
 /* Identity of a symmetric address that is equal on every PE (segment and
  * offset: addresses of globals differ across PEs when ASLR is on); 0 for

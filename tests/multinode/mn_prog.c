@@ -9,7 +9,12 @@
  *          barriers in a loop, shmem_malloc/free (checked collectives);
  *          shmem_ptr is NULL exactly for the PEs of the other host.
  *          Prints "mn_prog: rma ok, N PEs, R remote" (PE 0).
- *   coll   a broadcast across hosts: must stop with one clear line.
+ *   coll   team collectives across hosts, small (staged) and large: broadcast
+ *          (8 B, 1 MiB, in place), fcollect, collect (uneven sizes),
+ *          alltoall, alltoalls, long sum/max reductions (8 B and 1 MiB, in
+ *          place and not), sum_inscan/exscan; then on teams made by splits
+ *          of the world (strided copy, 2d rows/columns), and destroy.
+ *          Prints "mn_prog: coll ok, N PEs, R remote" (PE 0).
  *   kill   after init and a barrier the last PE kills itself with SIGKILL
  *          while the others wait in a barrier (the launcher ends them).
  * The marker argument is ignored (tests use it to find leftover processes). */
@@ -169,6 +174,153 @@ static void rma(int me, int n)
     shmem_free(w);
 }
 
+#define NL (BIG / (int)sizeof(long)) /* longs in 1 MiB */
+
+/* sum/max reductions and scans of len longs on team t (rank me of n):
+ * source[k] = me + k, in place when inplace. */
+static void reductions(shmem_team_t t, long len, int inplace, const char *what)
+{
+    int me = shmem_team_my_pe(t), n = shmem_team_n_pes(t);
+    long *src = shmem_malloc((size_t)len * sizeof(long));
+    long *dst = inplace ? src : shmem_malloc((size_t)len * sizeof(long));
+#define FILL() for (long k = 0; k < len; k++) src[k] = me + k
+    FILL();
+    shmem_long_sum_reduce(t, dst, src, (size_t)len);
+    for (long k = 0; k < len; k++)
+        if (dst[k] != n * k + (long)n * (n - 1) / 2) {
+            CHECK(0, "%s sum_reduce of %ld: [%ld] = %ld", what, len, k, dst[k]);
+            break;
+        }
+    FILL();
+    shmem_long_max_reduce(t, dst, src, (size_t)len);
+    for (long k = 0; k < len; k++)
+        if (dst[k] != n - 1 + k) {
+            CHECK(0, "%s max_reduce of %ld: [%ld] = %ld", what, len, k, dst[k]);
+            break;
+        }
+    FILL();
+    shmem_long_sum_inscan(t, dst, src, (size_t)len);
+    for (long k = 0; k < len; k++)
+        if (dst[k] != (me + 1) * k + (long)me * (me + 1) / 2) {
+            CHECK(0, "%s sum_inscan of %ld: [%ld] = %ld", what, len, k, dst[k]);
+            break;
+        }
+    FILL();
+    shmem_long_sum_exscan(t, dst, src, (size_t)len);
+    for (long k = 0; k < len; k++)
+        if (dst[k] != (me ? me * k + (long)(me - 1) * me / 2 : 0)) {
+            CHECK(0, "%s sum_exscan of %ld: [%ld] = %ld", what, len, k, dst[k]);
+            break;
+        }
+#undef FILL
+    if (!inplace) shmem_free(dst);
+    shmem_free(src);
+}
+
+/* Data-moving collectives on team t with blocks of len longs. */
+static void moves(shmem_team_t t, long len, const char *what)
+{
+    int me = shmem_team_my_pe(t), n = shmem_team_n_pes(t), root = n - 1;
+    size_t z = (size_t)len * sizeof(long);
+    long *src = shmem_malloc(z * (size_t)n * 3), *dst = shmem_malloc(z * (size_t)n * 3);
+    /* broadcast from the last rank, then in place from rank 0 */
+    for (long k = 0; k < len; k++) src[k] = me * 1000000L + k;
+    shmem_long_broadcast(t, dst, src, (size_t)len, root);
+    for (long k = 0; k < len; k++)
+        if (dst[k] != root * 1000000L + k) {
+            CHECK(0, "%s broadcast of %ld: [%ld] = %ld", what, len, k, dst[k]);
+            break;
+        }
+    shmem_long_broadcast(t, src, src, (size_t)len, 0);
+    for (long k = 0; k < len; k++)
+        if (src[k] != k) {
+            CHECK(0, "%s in-place broadcast of %ld: [%ld] = %ld", what, len, k, src[k]);
+            break;
+        }
+    /* fcollect */
+    for (long k = 0; k < len; k++) src[k] = me * 1000000L + k;
+    shmem_long_fcollect(t, dst, src, (size_t)len);
+    for (long k = 0; k < len * n; k++)
+        if (dst[k] != (k / len) * 1000000L + k % len) {
+            CHECK(0, "%s fcollect of %ld: [%ld] = %ld", what, len, k, dst[k]);
+            break;
+        }
+    /* collect: rank i gives (i + 1) * len / 2 + 1 elements (uneven) */
+    long mine = (me + 1) * len / 2 + 1;
+    for (long k = 0; k < mine; k++) src[k] = me * 1000000L + k;
+    shmem_long_collect(t, dst, src, (size_t)mine);
+    for (long i = 0, at = 0; i < n; i++) {
+        long c = (i + 1) * len / 2 + 1, k = 0;
+        for (; k < c && dst[at + k] == i * 1000000L + k; k++) {}
+        if (k < c) {
+            CHECK(0, "%s collect of %ld: rank %ld's [%ld] = %ld", what, len, i, k, dst[at + k]);
+            break;
+        }
+        at += c;
+    }
+    /* alltoall: block j of rank me's source goes to rank j */
+    for (long j = 0; j < n; j++)
+        for (long k = 0; k < len; k++) src[j * len + k] = me * 1000000L + j * 1000 + k % 1000;
+    shmem_long_alltoall(t, dst, src, (size_t)len);
+    for (long i = 0, bad = 0; i < n && !bad; i++)
+        for (long k = 0; k < len; k++)
+            if (dst[i * len + k] != i * 1000000L + me * 1000 + k % 1000) {
+                CHECK(0, "%s alltoall of %ld: block %ld [%ld] = %ld", what, len, i, k,
+                      dst[i * len + k]);
+                bad = 1;
+                break;
+            }
+    /* alltoalls: dst stride 2, sst stride 3, len / 2 + 1 elements per PE */
+    long ne = len / 2 + 1;
+    for (long j = 0; j < n; j++)
+        for (long e = 0; e < ne; e++) src[(j * ne + e) * 3] = me * 1000000L + j * 1000 + e % 1000;
+    shmem_long_alltoalls(t, dst, src, 2, 3, (size_t)ne);
+    for (long i = 0, bad = 0; i < n && !bad; i++)
+        for (long e = 0; e < ne; e++)
+            if (dst[(i * ne + e) * 2] != i * 1000000L + me * 1000 + e % 1000) {
+                CHECK(0, "%s alltoalls of %ld: block %ld [%ld] = %ld", what, ne, i, e,
+                      dst[(i * ne + e) * 2]);
+                bad = 1;
+                break;
+            }
+    shmem_free(dst);
+    shmem_free(src);
+}
+
+static void colls(shmem_team_t t, const char *what)
+{
+    moves(t, 1, what);          /* staged (one barrier) */
+    moves(t, 20000, what);      /* 160 KB blocks: pulled from the sources */
+    reductions(t, 1, 0, what);  /* 8 B */
+    reductions(t, 1, 1, what);
+    reductions(t, NL, 0, what); /* 1 MiB */
+    reductions(t, NL, 1, what);
+}
+
+static void coll(int me, int n)
+{
+    colls(SHMEM_TEAM_WORLD, "world");
+    /* a split copy of the world (spans the hosts), reversed */
+    shmem_team_t rev;
+    CHECK(!shmem_team_split_strided(SHMEM_TEAM_WORLD, n - 1, -1, n, NULL, 0, &rev),
+          "split_strided");
+    CHECK(shmem_team_my_pe(rev) == n - 1 - me, "rank in the reversed team: %d",
+          shmem_team_my_pe(rev));
+    moves(rev, 3, "reversed");
+    reductions(rev, 3, 0, "reversed");
+    reductions(rev, 5000, 1, "reversed");
+    /* 2d: rows of 2 (one host's PEs with 2 per host) and columns (across) */
+    shmem_team_t x, y;
+    CHECK(!shmem_team_split_2d(rev, 2, NULL, 0, &x, NULL, 0, &y), "split_2d");
+    moves(x, 300, "row");
+    reductions(x, 300, 0, "row");
+    moves(y, 2, "column");
+    reductions(y, 3000, 0, "column");
+    shmem_team_destroy(y);
+    shmem_team_destroy(x);
+    shmem_team_destroy(rev);
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "rma";
@@ -189,9 +341,14 @@ int main(int argc, char **argv)
             printf("mn_prog: rma ok, %d PEs, %d remote\n", n, remote);
         if (me == 0 && *probe) fprintf(stderr, "mn_prog: %d check(s) failed\n", *probe);
     } else if (!strcmp(mode, "coll")) {
-        long *x = shmem_calloc(1, sizeof(long));
-        shmem_long_broadcast(SHMEM_TEAM_WORLD, x, x, 1, 0);
-        printf("mn_prog: broadcast across hosts returned\n");
+        CHECK(remote > 0 && remote < n, "%d of %d PEs have no shmem_ptr: not on two hosts",
+              remote, n);
+        coll(me, n);
+        shmem_int_atomic_fetch_add(probe, fails, 0);
+        shmem_barrier_all();
+        if (me == 0 && *probe == 0 && !fails)
+            printf("mn_prog: coll ok, %d PEs, %d remote\n", n, remote);
+        if (me == 0 && *probe) fprintf(stderr, "mn_prog: %d check(s) failed\n", *probe);
     } else if (!strcmp(mode, "kill")) {
         printf("ready %d %ld\n", me, (long)getpid());
         fflush(stdout);

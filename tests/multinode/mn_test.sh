@@ -7,8 +7,9 @@
 # Cases:
 #   rma   mn_prog rma: put/get/AMO/fence/quiet/signal/wait_until/barrier
 #         across hosts, checked by the program; must print one "rma ok" line
-#   coll  a broadcast on a team spanning the hosts: one clear "not supported
-#         yet" line, non-zero exit
+#   coll  mn_prog coll: team collectives (broadcast, collect, fcollect,
+#         alltoall(s), reductions, scans) and splits on teams spanning the
+#         hosts, checked by the program; must print one "coll ok" line
 #   kill  a PE SIGKILLs itself on the second host: every PE ends, mpirun
 #         exits non-zero, no process, no new /dev/shm entry and no namespace
 #         is left
@@ -131,10 +132,8 @@ case_rma() {
 }
 
 case_coll() {
-    mpi nz "$PROG" coll "$MARK"
-    [ "$(lines 'shmem_long_broadcast across nodes is not supported yet')" -ge 1 ] ||
-        fail "no 'not supported yet' line: $(head -c 3000 "$T/out" "$T/err")"
-    expect_lines 0 'broadcast across hosts returned'
+    mpi 0 "$PROG" coll "$MARK"
+    expect_lines 1 "^mn_prog: coll ok, $((2 * K)) PEs, $K remote"
     no_procs
 }
 
