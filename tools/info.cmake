@@ -18,7 +18,24 @@ elseif(SYMHEAP_TSAN)
 else()
   set(_shmi_san "off")
 endif()
+# Optional parts (loaded at run time when built in: libsymheap links none of them).
+set(_shmi_parts "")
+foreach(p "PMIX;PMIx bootstrap (mpirun, srun --mpi=pmix)" "UCX;UCX transport (PEs on other nodes)")
+  list(GET p 0 _v)
+  list(GET p 1 _d)
+  if(SYMHEAP_${_v})
+    string(APPEND _shmi_parts "  ${_d}: yes\\n")
+  else()
+    string(APPEND _shmi_parts "  ${_d}: no (-DSYMHEAP_${_v}=OFF or its header missing)\\n")
+  endif()
+endforeach()
+if(SYMHEAP_HAVE_CUDA)
+  string(APPEND _shmi_parts "  GPU heap (CUDA): yes, CUDA ${CUDAToolkit_VERSION}, arch ${CMAKE_CUDA_ARCHITECTURES} (driver loaded at run time)\\n")
+else()
+  string(APPEND _shmi_parts "  GPU heap (CUDA): no (no CUDA compiler at configure time, or -DSYMHEAP_CUDA=OFF)\\n")
+endif()
 target_compile_definitions(symheap-info PRIVATE
+  "SYMHEAP_PARTS=\"${_shmi_parts}\""
   "SYMHEAP_VERSION=\"${PROJECT_VERSION}\""
   "SYMHEAP_BUILD_TYPE=\"${CMAKE_BUILD_TYPE}\""
   "SYMHEAP_C_COMPILER=\"${CMAKE_C_COMPILER} (${CMAKE_C_COMPILER_ID} ${CMAKE_C_COMPILER_VERSION})\""

@@ -120,13 +120,14 @@ static void print_markdown(void)
 
 static void print_build(void)
 {
-    printf("symheap %s: OpenSHMEM 1.6 (shmem.h), NVSHMEM-style host API (nvshmem.h)\n\n",
-           SYMHEAP_VERSION);
+    printf("symheap %s: OpenSHMEM 1.6 (shmem.h, pshmem.h), extensions (shmemx.h), "
+           "NVSHMEM-style API (nvshmem.h: host, and device with nvcc)\n\n", SYMHEAP_VERSION);
     printf("Build:\n");
     printf("  build type:   %s\n", SYMHEAP_BUILD_TYPE);
     printf("  C compiler:   %s\n", SYMHEAP_C_COMPILER);
     printf("  C flags:      %s\n", SYMHEAP_C_FLAGS);
     printf("  sanitizers:   %s\n", SYMHEAP_SANITIZE);
+    printf("Optional parts:\n%s", SYMHEAP_PARTS);
     printf("Install paths:\n");
     printf("  prefix:       %s\n", SYMHEAP_PREFIX);
     printf("  bindir:       %s   (symcc, symrun, symheap-info)\n", SYMHEAP_BINDIR);
