@@ -32,6 +32,7 @@
 
 #include <shmem.h>
 
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -65,10 +66,12 @@ static void bar_wait(int slot, const uint64_t *flag, uint64_t e, int many)
  * PE (online CPUs, not the affinity mask), so all members pick one scheme. */
 static int central(int n)
 {
-    static int cpus;
+    static int cpus; /* -1: always central, INT_MAX: never (SHMEM_BARRIER) */
     if (!cpus) {
+        const char *b = shmi_g.env.BARRIER;
         long c = sysconf(_SC_NPROCESSORS_ONLN);
-        cpus = c > 0 ? (int)c : 1;
+        cpus = !strcmp(b, "central") ? -1 : !strcmp(b, "dissemination") ? INT_MAX
+               : c > 0 ? (int)c : 1;
     }
     return n > cpus;
 }

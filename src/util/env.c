@@ -81,10 +81,25 @@ int shmi_env_load(struct shmi_env *env, char *err, size_t errlen)
     }
     SHMI_ENV_VARS(SHMI_ENV_LOAD)
 #undef SHMI_ENV_LOAD
-    if (strcmp(env->CHECKS, "off") && strcmp(env->CHECKS, "cheap") && strcmp(env->CHECKS, "full")) {
-        snprintf(err, errlen, "SHMEM_CHECKS='%s' is not valid: expected off, cheap or full "
-                 "(default cheap)", env->CHECKS);
-        return SHMI_EINVAL;
+    /* String settings with a fixed set of values (BOOTSTRAP: boot.c says more). */
+    const struct { const char *name, *val, *choices[5]; } one_of[] = {
+        { "CHECKS", env->CHECKS, { "off", "cheap", "full" } },
+        { "BARRIER", env->BARRIER, { "auto", "central", "dissemination" } },
+        { "BOOTSTRAP", env->BOOTSTRAP, { "auto", "symrun", "pmix", "single" } },
+    };
+    for (size_t i = 0; i < sizeof one_of / sizeof *one_of; i++) {
+        char list[128] = "";
+        int ok = 0;
+        for (int k = 0; one_of[i].choices[k]; k++) {
+            ok |= !strcmp(one_of[i].val, one_of[i].choices[k]);
+            size_t n = strlen(list);
+            snprintf(list + n, sizeof list - n, "%s%s", k ? ", " : "", one_of[i].choices[k]);
+        }
+        if (!ok) {
+            snprintf(err, errlen, "SHMEM_%s='%s' is not valid: expected one of %s", one_of[i].name,
+                     one_of[i].val, list);
+            return SHMI_EINVAL;
+        }
     }
     if (env->SYMMETRIC_SIZE == 0) {
         snprintf(err, errlen,

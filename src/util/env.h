@@ -23,6 +23,10 @@
       "Print the library's version and every setting at shmem_init (PE 0).")    \
     X(VERSION,        bool, "0",                                                 \
       "Print the library's version at shmem_init (PE 0).")                      \
+    X(BARRIER,        str,  "auto",                                              \
+      "Barrier algorithm: auto (central when a team has more PEs than online "  \
+      "CPUs, else dissemination), central, or dissemination. Every PE must use " \
+      "the same value.")                                                         \
     X(WAIT_SPIN,      size, "200",                                               \
       "Polls of a wait (barrier, wait_until) before the PE yields the CPU and "  \
       "then sleeps in the kernel. When unset and the PEs outnumber the CPUs, "   \

@@ -105,6 +105,8 @@ int main(int argc, char **argv)
     } else if (!strcmp(m, "bcast_vs_sync")) {
         if (me == 0) shmem_long_broadcast(SHMEM_TEAM_WORLD, sym, sym + 8, 4, 0);
         else shmem_sync_all();
+    } else if (!strcmp(m, "size_mismatch_mid")) { /* rank 0 agrees with most: PE 2 does not */
+        shmem_malloc(me == 2 ? 2048 : 1024);
     } else if (!strcmp(m, "fcollect_small")) { /* dest sized for one PE's part only */
         long *d = shmem_malloc(4 * sizeof(long));
         shmem_long_fcollect(SHMEM_TEAM_WORLD, d, sym, 4);
