@@ -3,7 +3,8 @@
  * is dlopen'ed at init, i.e. only by jobs that span nodes.
  *
  * Init, in order: load libucp; read UCX's configuration (UCX_TLS,
- * UCX_NET_DEVICES... from the environment); context with RMA, 32/64-bit AMO
+ * UCX_NET_DEVICES... from the environment; the worker lock a mutex, see
+ * open_worker); context with RMA, 32/64-bit AMO
  * and WAKEUP; one worker (thread mode MULTI: the progress thread and the
  * program's threads share it); register every segment; allgather every PE's
  * blob (worker address, segment bases, packed rkeys, host name); endpoints to
@@ -70,7 +71,8 @@ const int shmi_ucx_built = 1;
 /* ---- libucp, loaded at run time ------------------------------------------- */
 
 #define UCX_FNS(X)                                                                 \
-    X(ucp_config_read) X(ucp_config_release) X(ucp_init_version) X(ucp_cleanup)    \
+    X(ucp_config_read) X(ucp_config_modify) X(ucp_config_release)                  \
+    X(ucp_init_version) X(ucp_cleanup)                                             \
     X(ucp_worker_create) X(ucp_worker_destroy) X(ucp_worker_get_address)           \
     X(ucp_worker_release_address) X(ucp_worker_progress) X(ucp_worker_arm)         \
     X(ucp_worker_get_efd) X(ucp_worker_fence) X(ucp_worker_flush_nbx)              \
@@ -264,6 +266,13 @@ static int open_worker(char *err, size_t errlen)
                  f.ucs_status_string(st));
         return SHMI_EINVAL;
     }
+    /* The worker is shared (thread mode MULTI) by the progress thread and
+     * the program's threads, under UCX's spinlock by default: on a busy node
+     * a thread preempted while it holds it makes the other spin out a time
+     * slice, and a remote write waited for was seen ~1 ms late (ping-pong
+     * one way 2000 us, 16 us with the mutex; docs/cluster.md).  An explicit
+     * UCX_USE_MT_MUTEX wins. */
+    if (!getenv("UCX_USE_MT_MUTEX")) (void)f.ucp_config_modify(cfg, "USE_MT_MUTEX", "y");
     ucp_params_t p = { 0 };
     p.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_MT_WORKERS_SHARED;
     p.features = UCP_FEATURE_RMA | UCP_FEATURE_AMO32 | UCP_FEATURE_AMO64 | UCP_FEATURE_WAKEUP;
