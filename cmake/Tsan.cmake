@@ -33,6 +33,8 @@ set(_shmi_tsan_skip
   "dist_fail_lazy_recursion_np2: needs a SIGSEGV inside the SIGSEGV handler (SA_NODEFER), but TSan runs handlers with the signal blocked, so the nested fault kills the PE"
   "multinode_rma_2x1: across nodes UCX's own (uninstrumented) thread writes remote puts into our heap while we poll it: the same as another PE's store, but inside this process, so TSan reports it as a race"
   "multinode_rma_2x2: as multinode_rma_2x1"
+  "multinode_rma_2x4: as multinode_rma_2x1"
+  "multinode_coll_2x4: as multinode_rma_2x1"
   "multinode_coll_2x1: as multinode_rma_2x1"
   "multinode_coll_2x2: as multinode_rma_2x1"
   "pmix_multinode: as multinode_rma_2x1 (two simulated nodes, UCX between them)"
