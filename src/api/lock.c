@@ -21,6 +21,7 @@
  * it, and a lock word that was not 0 before first use.  Only this PE and its
  * successor write its node, and the successor only while we are queued. */
 #include "api/ctx.h"
+#include "transport/ucx.h" /* the atomic ops, local or not */
 
 #define NEXT_MASK 0x3fffffffu
 #define GRANTED 0x40000000u
@@ -52,13 +53,31 @@ static uint32_t wait_bits(const char *what, long *lock, const uint32_t *word, ui
     return __atomic_load_n(word, __ATOMIC_ACQUIRE);
 }
 
-/* word i of PE pe's copy of the lock (checked). */
+/* word i of PE pe's copy of the lock (checked; pe on this node). */
 static uint32_t *word_of(const char *fn, long *lock, int i, int pe)
 {
-    if (shmi_tp_remote(&shmi_g.tp, pe)) /* issue 9: the queue is CPU atomics on mappings */
-        shmi_fatal("%s across nodes is not supported yet: the lock's queue word is on PE %d, "
-                   "on another node; use a lock only among the PEs of one node", fn, pe);
     return (uint32_t *)shmi_sym(fn, "lock", lock, sizeof *lock, pe) + i;
+}
+
+/* One atomic on word i of PE pe's copy: a CPU atomic through the mapping, or
+ * on another node (issue 9) a UCX atomic, which the target's progress thread
+ * follows with a ring of its doorbell.  Returns the old value (op: swap, or,
+ * or cswap of v for c); the local orders are those the header states. */
+static uint32_t lock_amo(const char *fn, long *lock, int i, int pe, int op, uint32_t v,
+                         uint32_t c)
+{
+    if (shmi_tp_remote(&shmi_g.tp, pe)) {
+        shmi_sym(fn, "lock", lock, sizeof *lock, pe); /* checked like the local path */
+        return (uint32_t)shmi_net_amo(fn, (uint32_t *)lock + i, sizeof(uint32_t), op, v, c, pe);
+    }
+    uint32_t *w = word_of(fn, lock, i, pe), old = c;
+    switch (op) {
+    case SHMI_UCX_SWAP: old = __atomic_exchange_n(w, v, __ATOMIC_ACQ_REL); break;
+    case SHMI_UCX_OR: old = __atomic_fetch_or(w, v, __ATOMIC_RELEASE); break;
+    default: __atomic_compare_exchange_n(w, &old, v, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+    }
+    if (pe != shmi_g.me && op == SHMI_UCX_OR) shmi_ring(&shmi_ctl_of(pe)->bell);
+    return old;
 }
 
 /* Our node, checked idle (we neither hold nor await this lock). */
@@ -81,19 +100,16 @@ static uint32_t *idle_node(const char *fn, long *lock)
     return mine;
 }
 
-static void ring(int pe) { shmi_ring(&shmi_ctl_of(pe)->bell); }
-
 void shmem_set_lock(long *lock)
 {
     uint32_t *mine = idle_node(__func__, lock), me1 = (uint32_t)shmi_g.me + 1;
     __atomic_store_n(mine, QUEUED, __ATOMIC_RELAXED);
-    uint32_t prev = __atomic_exchange_n(word_of(__func__, lock, 0, 0), me1, __ATOMIC_ACQ_REL);
+    uint32_t prev = lock_amo(__func__, lock, 0, 0, SHMI_UCX_SWAP, me1, 0);
     if (prev == 0) {
         __atomic_fetch_or(mine, GRANTED, __ATOMIC_RELAXED);
         return;
     }
-    __atomic_fetch_or(word_of(__func__, lock, 1, (int)prev - 1), me1, __ATOMIC_RELEASE);
-    ring((int)prev - 1);
+    lock_amo(__func__, lock, 1, (int)prev - 1, SHMI_UCX_OR, me1, 0);
     wait_bits("shmem_set_lock (queued behind another PE)", lock, mine, GRANTED);
 }
 
@@ -101,9 +117,8 @@ int shmem_test_lock(long *lock)
 {
     uint32_t *mine = idle_node(__func__, lock), free_tail = 0;
     __atomic_store_n(mine, QUEUED | GRANTED, __ATOMIC_RELAXED);
-    if (__atomic_compare_exchange_n(word_of(__func__, lock, 0, 0), &free_tail,
-                                    (uint32_t)shmi_g.me + 1, 0, __ATOMIC_ACQ_REL,
-                                    __ATOMIC_ACQUIRE))
+    if (lock_amo(__func__, lock, 0, 0, SHMI_UCX_CSWAP, (uint32_t)shmi_g.me + 1, free_tail) ==
+        free_tail)
         return 0;
     __atomic_store_n(mine, 0, __ATOMIC_RELAXED); /* not queued: nobody links to us */
     return 1;
@@ -119,13 +134,11 @@ void shmem_clear_lock(long *lock)
                    "lock taken with shmem_set_lock or shmem_test_lock", (void *)lock,
                    v & QUEUED ? " (it is still waiting for it)" : "");
     shmi_quiet();
-    if (!__atomic_compare_exchange_n(word_of(__func__, lock, 0, 0), &me1, 0, 0,
-                                     __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+    if (lock_amo(__func__, lock, 0, 0, SHMI_UCX_CSWAP, 0, me1) != me1) {
         /* Someone swapped in after us: wait for its link, then hand over. */
         uint32_t v1 = wait_bits("shmem_clear_lock (the next PE is linking in)", lock, mine, NEXT_MASK);
         int next = (int)(v1 & NEXT_MASK) - 1;
-        __atomic_fetch_or(word_of(__func__, lock, 1, next), GRANTED, __ATOMIC_RELEASE);
-        ring(next);
+        lock_amo(__func__, lock, 1, next, SHMI_UCX_OR, GRANTED, 0);
     }
     __atomic_store_n(mine, 0, __ATOMIC_RELAXED);
 }

@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 static long gword[4];    /* symmetric globals */
+static long lock_word;   /* a distributed lock: its queue tail lives on PE 0 */
 static int fails;
 
 #define CHECK(c, ...)                                                              \
@@ -163,6 +164,18 @@ static void rma(int me, int n)
         shmem_sync_all();
         if (i % 10 == 0) shmem_free(shmem_malloc(64 + (size_t)i));
     }
+    /* a lock across hosts: every PE increments PE 0's counter under it, with
+     * a get and a put (not an atomic), half the rounds through test_lock */
+    for (int i = 0; i < 50; i++) {
+        if (i % 2) while (shmem_test_lock(&lock_word)) {}
+        else shmem_set_lock(&lock_word);
+        long v = shmem_long_g(&w[5], 0);
+        shmem_long_p(&w[5], v + 1, 0);
+        shmem_quiet();
+        shmem_clear_lock(&lock_word);
+    }
+    shmem_barrier_all();
+    if (me == 0) CHECK(w[5] == 50L * n, "lock: counter %ld, want %ld", w[5], 50L * n);
     free(src);
     free(back);
     shmem_free(sig);
