@@ -67,6 +67,36 @@ static const char *syntax(const char *kind)
 #define SHMI_ENV_PARSE_bool(v, p) shmi_parse_bool(v, p)
 #define SHMI_ENV_PARSE_str(v, p) (*(p) = (v), SHMI_OK)
 
+/* The str settings that take one of a fixed set of values. */
+static const struct { const char *name, *choices; } env_choices[] = {
+    { "CHECKS", "off|cheap|full" },
+    { "BARRIER", "auto|central|dissemination" },
+    { "BOOTSTRAP", "auto|symrun|pmix|single" },
+};
+
+const char *shmi_env_choices(const char *name)
+{
+    for (size_t i = 0; i < sizeof env_choices / sizeof *env_choices; i++)
+        if (!strcmp(env_choices[i].name, name)) return env_choices[i].choices;
+    return NULL;
+}
+
+int shmi_env_is_choice(const char *v, const char *choices)
+{
+    size_t n = strlen(v);
+    for (const char *c = choices; *c;) {
+        const char *bar = strchr(c, '|');
+        size_t len = bar ? (size_t)(bar - c) : strlen(c);
+        if (len == n && !strncmp(c, v, n)) return 1;
+        c += len + (bar != NULL);
+    }
+    return 0;
+}
+
+#define SHMI_ENV_STR_size(field) NULL
+#define SHMI_ENV_STR_bool(field) NULL
+#define SHMI_ENV_STR_str(field) (field)
+
 int shmi_env_load(struct shmi_env *env, char *err, size_t errlen)
 {
     const char *val;
@@ -81,26 +111,18 @@ int shmi_env_load(struct shmi_env *env, char *err, size_t errlen)
     }
     SHMI_ENV_VARS(SHMI_ENV_LOAD)
 #undef SHMI_ENV_LOAD
-    /* String settings with a fixed set of values (BOOTSTRAP: boot.c says more). */
-    const struct { const char *name, *val, *choices[5]; } one_of[] = {
-        { "CHECKS", env->CHECKS, { "off", "cheap", "full" } },
-        { "BARRIER", env->BARRIER, { "auto", "central", "dissemination" } },
-        { "BOOTSTRAP", env->BOOTSTRAP, { "auto", "symrun", "pmix", "single" } },
-    };
-    for (size_t i = 0; i < sizeof one_of / sizeof *one_of; i++) {
-        char list[128] = "";
-        int ok = 0;
-        for (int k = 0; one_of[i].choices[k]; k++) {
-            ok |= !strcmp(one_of[i].val, one_of[i].choices[k]);
-            size_t n = strlen(list);
-            snprintf(list + n, sizeof list - n, "%s%s", k ? ", " : "", one_of[i].choices[k]);
-        }
-        if (!ok) {
-            snprintf(err, errlen, "SHMEM_%s='%s' is not valid: expected one of %s", one_of[i].name,
-                     one_of[i].val, list);
-            return SHMI_EINVAL;
-        }
+    /* str settings with a fixed set of values */
+    const char *str, *choices;
+#define SHMI_ENV_CHOICE(name, kind, def, help)                                      \
+    str = SHMI_ENV_STR_##kind(env->name);                                           \
+    choices = shmi_env_choices(#name);                                              \
+    if (str && choices && !shmi_env_is_choice(str, choices)) {                      \
+        snprintf(err, errlen, "SHMEM_" #name "='%s' is not valid: expected one of %s", \
+                 str, choices);                                                     \
+        return SHMI_EINVAL;                                                         \
     }
+    SHMI_ENV_VARS(SHMI_ENV_CHOICE)
+#undef SHMI_ENV_CHOICE
     if (env->SYMMETRIC_SIZE == 0) {
         snprintf(err, errlen,
                  "SHMEM_SYMMETRIC_SIZE=%s is too small: the heap needs at least 1M; "

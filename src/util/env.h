@@ -111,4 +111,9 @@ int shmi_parse_size(const char *s, size_t *out);
 /* "0/1/yes/no/on/off/true/false" (case-insensitive). */
 int shmi_parse_bool(const char *s, int *out);
 
+/* str settings that take one of a fixed set of values: "a|b|c" for name
+ * (without SHMEM_), else NULL; and whether v is one of them. */
+const char *shmi_env_choices(const char *name);
+int shmi_env_is_choice(const char *v, const char *choices);
+
 #endif

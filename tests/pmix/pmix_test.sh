@@ -112,7 +112,7 @@ case_forced() {
     expect_lines 2 'pmix_prog: local ok, 3 PEs'
     # bad values and impossible choices: one clear line, non-zero
     mpi nz 2 -x SHMEM_BOOTSTRAP=bogus "$PROG" local
-    expect_some "SHMEM_BOOTSTRAP='bogus' is not valid: expected one of auto, symrun, pmix, single"
+    expect_some "SHMEM_BOOTSTRAP='bogus' is not valid: expected one of auto|symrun|pmix|single"
     mpi nz 1 -x SHMEM_BOOTSTRAP=symrun "$PROG" local
     expect_lines 1 'SHMEM_BOOTSTRAP=symrun, but SYMRUN_FD is not set'
     SHMEM_BOOTSTRAP=pmix timeout 30 "$PROG" local >"$T/out" 2>"$T/err"
