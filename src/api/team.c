@@ -49,8 +49,16 @@ void shmi_team_init(void)
     struct shmem_team_s all = { 0, 1, shmi_g.npes, shmi_g.me, 0, 1, 0, 0, { 0 }, 0, 0 };
     all.net = spans_nodes(&all);
     shmi_team_world_s = all;
-    all.slot = 1;
-    shmi_team_shared_s = all;
+    /* SHMEM_TEAM_SHARED: the PEs of this node (those shmem_ptr reaches), when
+     * they form a strided set of world PEs (how mpirun and srun place ranks);
+     * else just this PE, which the spec allows. */
+    const shmi_boot_t *b = &shmi_g.boot;
+    int n = b->local_size, s0 = n > 0 ? b->local_pes[0] : shmi_g.me;
+    int stride = n > 1 ? b->local_pes[1] - s0 : 1, strided = n > 0 && stride > 0;
+    for (int i = 2; strided && i < n; i++) strided = b->local_pes[i] - b->local_pes[i - 1] == stride;
+    struct shmem_team_s node = { s0, stride, n, b->local_rank, 1, 1, 0, 0, { 0 }, 0, 0 };
+    if (!strided) node = (struct shmem_team_s){ shmi_g.me, 1, 1, 0, 1, 1, 0, 0, { 0 }, 0, 0 };
+    shmi_team_shared_s = node;
     memset(teams, 0, sizeof teams);
     memset(slot_used, 0, sizeof slot_used);
     slot_used[0] = 3;

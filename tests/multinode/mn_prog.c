@@ -164,6 +164,15 @@ static void rma(int me, int n)
         shmem_sync_all();
         if (i % 10 == 0) shmem_free(shmem_malloc(64 + (size_t)i));
     }
+    /* SHMEM_TEAM_SHARED is this host's PEs (half the job here): each one
+     * reachable by load/store, and the team works */
+    int ns = shmem_team_n_pes(SHMEM_TEAM_SHARED);
+    CHECK(ns == n / 2, "SHMEM_TEAM_SHARED has %d PEs, want %d", ns, n / 2);
+    for (int r = 0; r < ns; r++) {
+        int wpe = shmem_team_translate_pe(SHMEM_TEAM_SHARED, r, SHMEM_TEAM_WORLD);
+        CHECK(wpe >= 0 && shmem_ptr(w, wpe) != NULL, "shared rank %d = PE %d: no shmem_ptr", r, wpe);
+    }
+    shmem_team_sync(SHMEM_TEAM_SHARED);
     /* a lock across hosts: every PE increments PE 0's counter under it, with
      * a get and a put (not an atomic), half the rounds through test_lock */
     for (int i = 0; i < 50; i++) {
