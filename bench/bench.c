@@ -295,6 +295,11 @@ static double trial(struct ctx *c, const struct test *t, long n)
                 shmem_long_p(c->done, seq, pe);
             shmem_quiet();
         }
+    } else if (c->o->idle_wait) {
+        /* Across hosts, OSHMEM over UCX/TCP moves PE 0's bytes into this PE only while
+         * this PE is inside a blocking call: shmem_long_test does not progress, and PE 0's
+         * shmem_quiet would wait forever for the acknowledgement (mn_test.sh bench). */
+        shmem_long_wait_until(c->done, SHMEM_CMP_GE, seq);
     } else {
         const struct timespec nap = { 0, 200000 }; /* 0.2 ms: rare enough not to disturb */
         while (!shmem_long_test(c->done, SHMEM_CMP_GE, seq))

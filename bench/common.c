@@ -13,11 +13,14 @@
 static void usage(FILE *f, const char *prog, const char *names)
 {
     fprintf(f,
-            "usage: %s [--quick] [--trials N] [--target-ms MS] [--only NAME[,NAME...]]\n"
+            "usage: %s [--quick] [--trials N] [--target-ms MS] [--only NAME[,NAME...]] [--idle-wait]\n"
             "  --quick        7 trials of ~20 ms each instead of 21 of ~40 ms\n"
             "  --trials N     timed trials per metric (median reported), 1..%d\n"
             "  --target-ms MS wall time of one trial; iterations are calibrated to it\n"
             "  --only NAMES   run only these benchmarks: %s\n"
+            "  --idle-wait    PEs a benchmark leaves idle block in shmem_long_wait_until\n"
+            "                 instead of polling shmem_long_test with 0.2 ms naps (for\n"
+            "                 libraries that progress a network only inside blocking calls)\n"
             "output: 'bench <name> <pes> <metric> <median> <unit>' lines\n",
             prog, BENCH_MAX_TRIALS, names);
 }
@@ -40,6 +43,7 @@ int bench_opt_parse(struct bench_opt *o, int argc, char **argv, const char *name
     o->trials = 21;
     o->target_s = 0.040;
     o->only = NULL;
+    o->idle_wait = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         double v;
@@ -54,6 +58,8 @@ int bench_opt_parse(struct bench_opt *o, int argc, char **argv, const char *name
             if (parse_num(a, i + 1 < argc ? argv[++i] : NULL, 0.1, 10000, &v))
                 return -1;
             o->target_s = v / 1000.0;
+        } else if (strcmp(a, "--idle-wait") == 0) {
+            o->idle_wait = 1;
         } else if (strcmp(a, "--only") == 0) {
             if (i + 1 >= argc) {
                 fprintf(stderr, "bench: --only needs a name list, one of: %s\n", names);

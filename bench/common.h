@@ -17,6 +17,7 @@ struct bench_opt {
     int         trials;     /* timed trials per metric; the median is reported */
     double      target_s;   /* wall time one trial should take */
     const char *only;       /* comma-separated benchmark names, NULL = all */
+    int         idle_wait;  /* idle PEs wait in shmem_long_wait_until, not test + nap */
 };
 
 /* Parses argv into *o.  names: the benchmark names this program knows, for --help.

@@ -77,6 +77,6 @@ void shmi_peer_write(const char *fn, void *sym, const void *src, size_t n, int p
  * barrier's own waits order it, and quiet/fini flush it. */
 void shmi_net_flag(uint64_t *flag, uint64_t w, int pe)
 {
-    int rc = shmi_ucx_put(flag, &w, sizeof w, pe, 0);
+    int rc = shmi_ucx_put(flag, &w, sizeof w, pe, SHMI_UCX_UNTRACKED);
     if (rc) shmi_net_fail("a barrier", pe, rc);
 }

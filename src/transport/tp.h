@@ -109,6 +109,18 @@ int shmi_wait_asymmetric(void);
  * (SHMI_WAIT_DONE).  Never called on the spinning fast path. */
 enum { SHMI_WAIT_SLEEP, SHMI_WAIT_STILL, SHMI_WAIT_DONE };
 extern void (*shmi_wait_hook)(int event, double waited_s);
+/* Set by the UCX transport while it is up (the job spans nodes).  A remote
+ * write into our memory lands only when someone progresses our UCX worker;
+ * the progress thread does when nobody else does, but a message that wakes
+ * it (and then us) costs two thread wake-ups.  So a wait first progresses
+ * the network itself, between yields, for NET_POLL_NS (wait.c), between
+ * begin() and end(), during which the progress thread stands aside. */
+struct shmi_net_poll {
+    void (*begin)(void);
+    void (*progress)(void);
+    void (*end)(int sleeping); /* sleeping: the wait goes on, asleep */
+};
+extern const struct shmi_net_poll *shmi_wait_net;
 /* Wait until ready(arg) is true; sleeps on bell (ours). */
 void shmi_wait(struct shmi_bell *bell, int (*ready)(const void *arg), const void *arg);
 /* The same for a condition that needs many other PEs to run first (a barrier

@@ -57,10 +57,15 @@ const char *shmi_ucx_why(int pe, int rc, char *buf, size_t len)
 #include <poll.h>
 #include <pthread.h>
 #include <sched.h>
+#include <limits.h>
+#include <linux/futex.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
 
 #ifndef SHMI_UCX_SONAME
 #define SHMI_UCX_SONAME "libucp.so.0"
@@ -131,19 +136,42 @@ static struct {
     pthread_t thread;
     int thread_on, efd;
     int stop;                            /* atomic: the progress thread ends */
+    uint32_t pollers;                    /* atomic: threads progressing in a wait */
+    int parked;                          /* atomic: the progress thread waits for 0 */
+    int dirty;                           /* atomic: issued, not flushed (quiet) */
 } u;
+
+/* While a waiting thread progresses the worker itself (shmi_wait_net), the
+ * progress thread parks on pollers instead of on the worker's event fd, so
+ * that a message wakes only the thread that waits for it.  It is woken when
+ * the waiter goes to sleep; otherwise it looks again after PARK_NS (the
+ * longest a passive operation can wait for it right after a wait ended).
+ * Waking it at every wait's end cost a wake-up per message: ping-pong
+ * across the test's namespaces 13 -> X us. */
+#define PARK_NS 200000
+
+static void poll_begin(void) { __atomic_fetch_add(&u.pollers, 1, __ATOMIC_SEQ_CST); }
+
+static void poll_end(int sleeping)
+{
+    if (__atomic_sub_fetch(&u.pollers, 1, __ATOMIC_SEQ_CST) == 0 && sleeping &&
+        __atomic_load_n(&u.parked, __ATOMIC_SEQ_CST))
+        syscall(SYS_futex, &u.pollers, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+}
 
 static inline ucs_status_t req_wait(void *req)
 {
     if (req == NULL) return UCS_OK;
     if (UCS_PTR_IS_ERR(req)) return UCS_PTR_STATUS(req);
     ucs_status_t st;
-    /* An idle progress yields: the reply often needs a thread of ours or of
-     * the peer on this CPU (progress thread, peer PE on an oversubscribed
-     * node).  Measured across two namespaces on 2 CPUs: fetch-add 1.6 ms
-     * without the yield, 8 us with it. */
+    /* An idle progress yields: the reply often needs a thread of the peer on
+     * this CPU (peer PE on an oversubscribed node).  Measured across two
+     * namespaces on 2 CPUs: fetch-add 1.6 ms without the yield, 8 us with
+     * it.  The progress thread stands aside meanwhile (poll_begin). */
+    poll_begin();
     while ((st = f.ucp_request_check_status(req)) == UCS_INPROGRESS)
         if (!f.ucp_worker_progress(u.worker)) sched_yield();
+    poll_end(0);
     f.ucp_request_free(req);
     return st;
 }
@@ -204,10 +232,23 @@ static inline int xlate(const void *a, int pe, uint64_t *raddr, ucp_rkey_h *rkey
 
 /* ---- progress thread --------------------------------------------------------- */
 
+static void poll_progress(void) { f.ucp_worker_progress(u.worker); }
+
+static const struct shmi_net_poll net_poll = { poll_begin, poll_progress, poll_end };
+
 static void *progress_main(void *arg)
 {
     (void)arg;
     while (!__atomic_load_n(&u.stop, __ATOMIC_ACQUIRE)) {
+        uint32_t n = __atomic_load_n(&u.pollers, __ATOMIC_SEQ_CST);
+        if (n) {
+            struct timespec ts = { 0, PARK_NS };
+            __atomic_store_n(&u.parked, 1, __ATOMIC_SEQ_CST);
+            if (__atomic_load_n(&u.pollers, __ATOMIC_SEQ_CST) == n)
+                syscall(SYS_futex, &u.pollers, FUTEX_WAIT_PRIVATE, n, &ts, NULL, 0);
+            __atomic_store_n(&u.parked, 0, __ATOMIC_SEQ_CST);
+            continue;
+        }
         if (f.ucp_worker_progress(u.worker)) {
             /* something arrived (maybe a write into our memory): wake waiters */
             while (f.ucp_worker_progress(u.worker)) {}
@@ -451,6 +492,7 @@ int shmi_ucx_init(shmi_boot_t *b, const struct shmi_seg *segs, int nseg, const u
         return rc;
     }
     u.up = 1;
+    shmi_wait_net = &net_poll;
     static int registered;
     if (!registered++) atexit(at_exit);
     shmi_log_debug("ucx: %d of %d PEs reached over UCX (this host: %s)", u.npes - b->local_size,
@@ -461,6 +503,7 @@ int shmi_ucx_init(shmi_boot_t *b, const struct shmi_seg *segs, int nseg, const u
 void shmi_ucx_fini(void)
 {
     if (!lib) return;
+    shmi_wait_net = NULL;
     thread_stop();
     if (u.worker && u.up) {
         ucp_request_param_t p = { 0 };
@@ -500,14 +543,21 @@ static inline int usable(int pe)
     return u.up && u.ep[pe] && u.failed[pe] == UCS_OK;
 }
 
+/* An operation that completes at its target only with a flush (quiet). */
+static inline void track(void)
+{
+    if (!__atomic_load_n(&u.dirty, __ATOMIC_RELAXED)) __atomic_store_n(&u.dirty, 1, __ATOMIC_RELAXED);
+}
+
 int shmi_ucx_put(void *dest, const void *src, size_t n, int pe, int nbi)
 {
     uint64_t raddr;
     ucp_rkey_h rkey;
     if (!usable(pe) || !xlate(dest, pe, &raddr, &rkey)) return st_err(UCS_ERR_UNREACHABLE, pe);
     ucp_request_param_t p = { 0 };
+    if (nbi != SHMI_UCX_UNTRACKED) track();
     void *req = f.ucp_put_nbx(u.ep[pe], src, n, raddr, rkey, &p);
-    return st_err(nbi ? req_leave(req) : req_wait(req), pe);
+    return st_err(nbi == SHMI_UCX_NBI ? req_leave(req) : req_wait(req), pe);
 }
 
 int shmi_ucx_get(void *dest, const void *src, size_t n, int pe, int nbi)
@@ -516,6 +566,7 @@ int shmi_ucx_get(void *dest, const void *src, size_t n, int pe, int nbi)
     ucp_rkey_h rkey;
     if (!usable(pe) || !xlate(src, pe, &raddr, &rkey)) return st_err(UCS_ERR_UNREACHABLE, pe);
     ucp_request_param_t p = { 0 };
+    if (nbi) track();
     void *req = f.ucp_get_nbx(u.ep[pe], dest, n, raddr, rkey, &p);
     return st_err(nbi ? req_leave(req) : req_wait(req), pe);
 }
@@ -543,6 +594,8 @@ int shmi_ucx_amo(void *dest, size_t size, enum shmi_ucx_amo op, uint64_t v, uint
     if (fetch) {
         p.op_attr_mask |= UCP_OP_ATTR_FIELD_REPLY_BUFFER;
         p.reply_buffer = &result;
+    } else {
+        track(); /* done here = posted; done there after a flush */
     }
     void *req = f.ucp_atomic_op_nbx(u.ep[pe], code[op], &operand, 1, raddr, rkey, &p);
     int rc = st_err(req_wait(req), pe);
@@ -558,7 +611,7 @@ int shmi_ucx_fence(void)
 
 int shmi_ucx_quiet(void)
 {
-    if (!u.up) return SHMI_OK;
+    if (!u.up || !__atomic_exchange_n(&u.dirty, 0, __ATOMIC_ACQ_REL)) return SHMI_OK;
     ucp_request_param_t p = { 0 };
     return st_err(req_wait(f.ucp_worker_flush_nbx(u.worker, &p)), -1);
 }

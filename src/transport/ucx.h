@@ -52,7 +52,13 @@ enum shmi_ucx_amo { SHMI_UCX_FETCH, SHMI_UCX_SET, SHMI_UCX_SWAP, SHMI_UCX_CSWAP,
                     SHMI_UCX_ADD, SHMI_UCX_AND, SHMI_UCX_OR, SHMI_UCX_XOR };
 
 /* dest/src on the PE side are OUR symmetric addresses (heap or globals),
- * already bounds-checked by the caller. */
+ * already bounds-checked by the caller.  nbi: one of these. */
+enum { SHMI_UCX_BLOCKING, SHMI_UCX_NBI,
+       /* a put that no later quiet needs to complete: a barrier's flag, whose
+        * target waits for it anyway.  Quiet flushes only when a tracked
+        * operation was issued since the last flush (a barrier_all after
+        * nothing but barriers costs no round trip). */
+       SHMI_UCX_UNTRACKED };
 int shmi_ucx_put(void *dest, const void *src, size_t n, int pe, int nbi);
 int shmi_ucx_get(void *dest, const void *src, size_t n, int pe, int nbi);
 /* 4- or 8-byte AMO; *old gets the previous value for fetching ops (FETCH,

@@ -94,11 +94,42 @@ static inline int spin(int (*ready)(const void *arg), const void *arg, unsigned 
     return 0;
 }
 
+const struct shmi_net_poll *shmi_wait_net;
+
+#ifndef NET_POLL_NS
+/* How long a wait progresses the network itself before it sleeps: a few
+ * round trips over TCP (15-30 us between the test's namespaces).  Measured
+ * there, 2 PEs on 2 CPUs: one-way ping-pong 16 -> 7 us, barrier 27 -> 11 us
+ * (docs/performance.md, across hosts). */
+#define NET_POLL_NS 200000
+#endif
+
+/* Poll ready(arg), progressing the network and yielding between polls, for
+ * NET_POLL_NS; 1 when ready. */
+static int net_poll(int (*ready)(const void *arg), const void *arg,
+                    const struct shmi_net_poll *net)
+{
+    double end = now_s() + NET_POLL_NS * 1e-9;
+    int done;
+    net->begin();
+    for (;;) {
+        if ((done = ready(arg))) break;
+        net->progress();
+        if ((done = ready(arg)) || now_s() > end) break;
+        sched_yield();
+    }
+    net->end(!done);
+    return done;
+}
+
 static void wait_impl(struct shmi_bell *bell, int (*ready)(const void *arg), const void *arg,
                       int calm_ok)
 {
     unsigned long first = calm_ok && calm && spin_limit < CALM_SPIN ? CALM_SPIN : spin_limit;
-    if (spin(ready, arg, first)) return;
+    const struct shmi_net_poll *net = shmi_wait_net;
+    /* with a network, no spin without progress: what we wait for may be
+     * sitting in our socket */
+    if (net ? net_poll(ready, arg, net) : spin(ready, arg, first)) return;
     for (int i = 0; i < 16; i++) {
         if (ready(arg)) return;
         double t0 = now_s();

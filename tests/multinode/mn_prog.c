@@ -7,7 +7,9 @@
  *          every PE onto one word; fence ordering; quiet; put_signal and
  *          signal_wait_until; wait_until on a value a remote PE puts;
  *          barriers in a loop, shmem_malloc/free (checked collectives);
- *          shmem_ptr is NULL exactly for the PEs of the other host.
+ *          shmem_ptr is NULL exactly for the PEs of the other host; a
+ *          computing PE serves gets/AMOs (passive progress); a put with
+ *          no quiet is complete after barrier_all.
  *          Prints "mn_prog: rma ok, N PEs, R remote" (PE 0).
  *   coll   team collectives across hosts, small (staged) and large: broadcast
  *          (8 B, 1 MiB, in place), fcollect, collect (uneven sizes),
@@ -25,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 static long gword[4];    /* symmetric globals */
@@ -42,6 +45,52 @@ static int fails;
     } while (0)
 
 #define BIG (1 << 20)
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* Passive progress: the last PE (on the other host) computes, making no
+ * call, right after a barrier (its progress thread may be parked: ucx.c),
+ * while PE 0 gets from it, adds to it and puts the value that ends its loop.
+ * Without progress on the target's side every one of these waits until the
+ * target calls the library again (here: never; it gives up after 3 s).
+ * Then a put with no quiet before barrier_all must be there after it. */
+static void passive(int me, int n, long *w)
+{
+    int last = n - 1;
+    w[6] = 0;
+    w[7] = 77;
+    shmem_barrier_all();
+    if (me == last) {
+        double t0 = now_s();
+        while (__atomic_load_n(&w[6], __ATOMIC_ACQUIRE) != 1 && now_s() - t0 < 3.0) {}
+        CHECK(w[6] == 1, "passive: the end flag did not arrive while computing (%.1f s)",
+              now_s() - t0);
+        CHECK(w[7] == 77 + 20, "passive: w[7]=%ld after 20 remote adds, want %d", w[7], 97);
+    } else if (me == 0) {
+        double t0 = now_s();
+        long sum = 0;
+        for (int i = 0; i < 20; i++) {
+            sum += shmem_long_g(&w[7], last);
+            shmem_long_atomic_add(&w[7], 1, last);
+            shmem_quiet();
+        }
+        shmem_long_atomic_set(&w[6], 1, last);
+        double dt = now_s() - t0;
+        CHECK(dt < 1.0, "passive: 20 gets and adds on a computing PE took %.2f s", dt);
+        CHECK(sum == 20 * 77 + 190, "passive: the gets saw %ld, want %d", sum, 20 * 77 + 190);
+    }
+    shmem_barrier_all();
+    if (me == 0)
+        for (int pe = 1; pe < n; pe++) shmem_long_p(&w[6], 1000 + pe, pe);
+    shmem_barrier_all(); /* no quiet: the barrier completes PE 0's puts */
+    if (me != 0) CHECK(w[6] == 1000 + me, "put then barrier_all: w[6]=%ld, want %d", w[6], 1000 + me);
+    shmem_barrier_all();
+}
 
 static void rma(int me, int n)
 {
@@ -185,6 +234,7 @@ static void rma(int me, int n)
     }
     shmem_barrier_all();
     if (me == 0) CHECK(w[5] == 50L * n, "lock: counter %ld, want %ld", w[5], 50L * n);
+    passive(me, n, w);
     free(src);
     free(back);
     shmem_free(sig);
