@@ -88,6 +88,55 @@ static void check_root(const char *fn, const struct shmem_team_s *t, int root)
                    "team rank (shmem_team_translate_pe converts)", fn, root, t->size, t->size - 1);
 }
 
+struct seq_wait {
+    const uint64_t *word;
+    uint64_t seq;
+};
+
+static int seq_ready(const void *arg)
+{
+    const struct seq_wait *w = arg;
+    return __atomic_load_n(w->word, __ATOMIC_ACQUIRE) >= w->seq;
+}
+
+/* Broadcast on a team spanning nodes, after the entering barrier: members
+ * on the root's node copy from the root through the mapping; on every other
+ * node only the leader fetches the root's bytes over the network (into its
+ * stage slot when small, its dest when not), says so in its ready word, and
+ * the node's other members copy from the leader.  One network transfer per
+ * node instead of one per member.  The leader's stage slot of this seq's
+ * parity is not rewritten before every member has passed the next
+ * collective's barrier; its dest is kept by the caller's closing barrier. */
+static void net_bcast(const char *fn, struct shmem_team_s *t, char *d, const void *dest,
+                      const void *source, size_t n, int root, uint64_t seq, int small)
+{
+    int rpe = shmi_team_pe(t, root);
+    if (!shmi_tp_remote(&shmi_g.tp, rpe)) { /* the root is on this node */
+        memcpy(d, small ? (const void *)shmi_team_stage(t, root, seq) : (const void *)at(t, source, root), n);
+        return;
+    }
+    struct shmi_hier *h = shmi_team_hier(t);
+    struct shmi_tsync *lead = shmi_team_sync_of(t, h->leader);
+    if (t->rank == h->leader) {
+        void *to = small ? (void *)shmi_g.ctl->team[t->slot].stage[seq & 1] : (void *)d;
+        if (small) shmi_team_stage_read(t, root, seq, 0, to, n, fn);
+        else shmi_peer_read(fn, to, source, n, rpe);
+        if (small) memcpy(d, to, n);
+        if (h->nlocal > 1) {
+            __atomic_store_n(&lead->ready, seq, __ATOMIC_RELEASE);
+            for (int k = 1; k < h->nlocal; k++) shmi_ring(&shmi_ctl_of(shmi_team_pe(t, h->local[k]))->bell);
+        }
+        return;
+    }
+    struct seq_wait w = { &lead->ready, seq };
+    if (!seq_ready(&w)) {
+        struct shmi_wait_desc wd = { fn, NULL, -1, 0, seq };
+        shmi_wait_cur = &wd;
+        shmi_wait(&shmi_g.ctl->bell, seq_ready, &w);
+    }
+    memcpy(d, small ? (const void *)lead->stage[seq & 1] : (const void *)at(t, dest, h->leader), n);
+}
+
 static int broadcast(const char *fn, shmem_team_t team, void *dest, const void *source,
                      size_t nelems, size_t elem, int root)
 {
@@ -110,7 +159,7 @@ static int broadcast(const char *fn, shmem_team_t team, void *dest, const void *
                                    gpu ? (uint64_t)(uintptr_t)dest : n ? shmi_sym_key(dest) : 0,
                                    NULL, 0);
     if (small) { /* one barrier: everybody copies the root's staged copy */
-        if (n && t->net) shmi_team_stage_read(t, root, seq, 0, d, n, fn);
+        if (n && t->net) net_bcast(fn, t, d, dest, source, n, root, seq, 1);
         else if (n) memcpy(d, shmi_team_stage(t, root, seq), n);
         return 0;
     }
@@ -122,7 +171,7 @@ static int broadcast(const char *fn, shmem_team_t team, void *dest, const void *
     }
     int late = t->rank == root && d != s && d < s + n && s < d + n;
     if (n && d != s && !late) {
-        if (t->net) shmi_peer_read(fn, d, source, n, rpe); /* root on another node, or here */
+        if (t->net) net_bcast(fn, t, d, dest, source, n, root, seq, 0);
         else memcpy(d, s, n);
     }
     shmi_team_barrier(t);

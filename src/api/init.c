@@ -211,6 +211,7 @@ static void restart(int requested)
     shmi_team_init();
     shmi_team_world_s = world; /* barrier epochs and collective numbers go on */
     shmi_team_shared_s = shared;
+    shmi_team_world_s.hier = shmi_team_shared_s.hier = NULL; /* freed by shmi_team_init */
     shmi_log_set_abort_hook(abort_hook);
     start_session(requested);
     shmi_barrier();

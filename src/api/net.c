@@ -80,3 +80,5 @@ void shmi_net_flag(uint64_t *flag, uint64_t w, int pe)
     int rc = shmi_ucx_put(flag, &w, sizeof w, pe, SHMI_UCX_UNTRACKED);
     if (rc) shmi_net_fail("a barrier", pe, rc);
 }
+
+int shmi_net_node(int pe) { return shmi_ucx_node(pe); }

@@ -66,6 +66,8 @@ struct shmi_tsync {
     _Alignas(64) uint64_t pub[2][SHMI_PUB_WORDS]; /* by parity of seq; read by peers */
     _Alignas(64) uint64_t arrive;  /* central barrier: arrivals (on team rank 0) */
     _Alignas(64) uint64_t release; /* central barrier: epoch released (by the last one) */
+    _Alignas(64) uint64_t ready;   /* teams spanning nodes: the collective (seq) whose data
+                                      this node's leader has fetched (coll.c broadcast) */
     /* small collectives: the member's data, by parity of seq; read by peers */
     _Alignas(64) unsigned char stage[2][SHMI_STAGE_BYTES];
 };
@@ -178,6 +180,8 @@ void shmi_peer_read(const char *fn, void *dst, const void *sym, size_t n, int pe
 void shmi_peer_write(const char *fn, void *sym, const void *src, size_t n, int pe);
 /* Barrier flag w into pe's copy of flag (sync.c). */
 void shmi_net_flag(uint64_t *flag, uint64_t w, int pe);
+/* The node of world PE pe: the lowest world PE on it. */
+int shmi_net_node(int pe);
 #define SHMI_NET (__builtin_expect(shmi_g.tp.remote != NULL, 0)) /* the job spans nodes */
 
 /* Collectives (sync.c). */

@@ -34,6 +34,7 @@
 
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -94,6 +95,119 @@ static inline void bar_check(const struct shmem_team_s *t, const char *fn, const
 static int barrier_sig(struct shmem_team_s *t, const char *fn, enum shmi_coll_op op,
                        const uint64_t *arg);
 
+/* ---- Two levels: teams spanning nodes (issue 9) ------------------------------
+ * A flat dissemination barrier over n members spanning nodes sends about
+ * n log n flags over the network.  Instead the members of each node count
+ * in at their node's leader (its lowest team rank) through its mapped
+ * arrive word, the leaders alone run the dissemination over the network,
+ * and each leader releases its node's members through their release words:
+ * log(nodes) network rounds, none for members that are not leaders.  The
+ * arrive counter's high half sums the members' ops as in the central
+ * barrier; a leader that sees a different op (locally, or in a remote
+ * leader's flag) releases with SHMI_OP_MIXED, so every member reports.
+ * Measured across the test's namespaces, 2 hosts x 2 PEs on 2 CPUs:
+ * docs/performance.md. */
+void shmi_team_hier_free(struct shmem_team_s *t)
+{
+    if (!t->hier) return;
+    free(t->hier->lead);
+    free(t->hier->local);
+    free(t->hier);
+    t->hier = NULL;
+}
+
+struct shmi_hier *shmi_team_hier(struct shmem_team_s *t)
+{
+    if (t->hier) return t->hier;
+    int n = t->size, mine = shmi_net_node(shmi_team_pe(t, t->rank));
+    struct shmi_hier *h = calloc(1, sizeof *h);
+    int *node = malloc((size_t)n * sizeof *node);
+    if (h) {
+        h->lead = malloc((size_t)n * sizeof *h->lead);
+        h->local = malloc((size_t)n * sizeof *h->local);
+    }
+    if (!h || !node || !h->lead || !h->local)
+        shmi_fatal("a team barrier: out of memory for the node layout of a team of %d PEs", n);
+    for (int r = 0; r < n; r++) {
+        node[r] = shmi_net_node(shmi_team_pe(t, r));
+        int first = 1; /* the node's lowest rank: a leader */
+        for (int k = 0; k < h->nlead && first; k++) first = node[h->lead[k]] != node[r];
+        if (first) {
+            if (node[r] == mine) h->lead_idx = h->nlead;
+            h->lead[h->nlead++] = r;
+        }
+        if (node[r] == mine) {
+            if (!h->nlocal) h->leader = r;
+            h->local[h->nlocal++] = r;
+        }
+    }
+    free(node);
+    return t->hier = h;
+}
+
+struct count_wait {
+    const uint64_t *word;
+    uint32_t want;
+};
+
+static int count_ready(const void *arg)
+{
+    const struct count_wait *w = arg;
+    return (int32_t)((uint32_t)__atomic_load_n(w->word, __ATOMIC_ACQUIRE) - w->want) >= 0;
+}
+
+static void hier_barrier(struct shmem_team_s *t, const char *fn, unsigned op, uint64_t e)
+{
+    struct shmi_hier *h = shmi_team_hier(t);
+    int slot = t->slot;
+    struct shmi_tsync *mine = &shmi_g.ctl->team[slot];
+    uint64_t w = e << BAR_SHIFT | op;
+    if (t->rank != h->leader) { /* count in at the leader, wait for its release */
+        struct shmi_ctl *lc = shmi_ctl_of(shmi_team_pe(t, h->leader));
+        __atomic_add_fetch(&lc->team[slot].arrive, 1 | (uint64_t)op << 32, __ATOMIC_SEQ_CST);
+        shmi_ring_after_sc(&lc->bell);
+        bar_wait(slot, &mine->release, e, 0);
+        bar_check(t, fn, &mine->release, e, op, -1);
+        return;
+    }
+    int mixed = 0;
+    if (h->nlocal > 1) {
+        struct count_wait cw = { &mine->arrive, (uint32_t)(e * (uint64_t)(h->nlocal - 1)) };
+        if (!count_ready(&cw)) {
+            struct shmi_wait_desc d = { "a team barrier (its node's members)", NULL, -1, 0, e };
+            shmi_wait_cur = &d;
+            shmi_wait(&shmi_g.ctl->bell, count_ready, &cw);
+        }
+        t->opsum += (uint64_t)(h->nlocal - 1) * op;
+        uint64_t v = __atomic_load_n(&mine->arrive, __ATOMIC_ACQUIRE);
+        mixed = (uint32_t)(v >> 32) != (uint32_t)t->opsum;
+    }
+    for (int r = 0, dist = 1; dist < h->nlead; r++, dist <<= 1) {
+        int pe = shmi_team_pe(t, h->lead[(h->lead_idx + dist) % h->nlead]);
+        uint64_t f = e << BAR_SHIFT | (mixed ? SHMI_OP_MIXED : op);
+        if (shmi_tp_remote(&shmi_g.tp, pe)) {
+            shmi_net_flag(&mine->bar[r].epoch, f, pe);
+        } else { /* node ids say otherwise only in a one-node job */
+            struct shmi_ctl *peer = shmi_ctl_of(pe);
+            __atomic_store_n(&peer->team[slot].bar[r].epoch, f, __ATOMIC_RELEASE);
+            shmi_ring(&peer->bell);
+        }
+        bar_wait(slot, &mine->bar[r].epoch, e, 0);
+        /* (the partner may be one barrier further already: then it matched) */
+        uint64_t v = __atomic_load_n(&mine->bar[r].epoch, __ATOMIC_ACQUIRE);
+        unsigned other = (unsigned)(v & ((1u << BAR_SHIFT) - 1));
+        if (v >> BAR_SHIFT == e && other != op && other != SHMI_OP_NONE && op != SHMI_OP_NONE)
+            mixed = 1;
+    }
+    if (mixed && shmi_checks != SHMI_CHECKS_OFF) w = e << BAR_SHIFT | SHMI_OP_MIXED;
+    for (int k = 0; k < h->nlocal; k++) {
+        struct shmi_ctl *peer = shmi_ctl_of(shmi_team_pe(t, h->local[k]));
+        __atomic_store_n(&peer->team[slot].release, w, __ATOMIC_RELEASE);
+        if (h->local[k] != t->rank) shmi_ring(&peer->bell);
+    }
+    bar_check(t, fn, &mine->release, e, op, -1);
+}
+
 void shmi_team_barrier(struct shmem_team_s *t) { barrier_sig(t, NULL, SHMI_OP_NONE, NULL); }
 
 void shmi_team_barrier_op(struct shmem_team_s *t, const char *fn, enum shmi_coll_op op)
@@ -141,6 +255,10 @@ static int barrier_sig(struct shmem_team_s *t, const char *fn, enum shmi_coll_op
         }
         bar_wait(slot, &mine->release, e, 1);
         bar_check(t, fn, &mine->release, e, op, -1);
+        return 0;
+    }
+    if (t->net) { /* spans nodes: two levels */
+        hier_barrier(t, fn, op, e);
         return 0;
     }
     if (SHMI_NET) arg = NULL; /* a remote partner's flag carries no arguments */

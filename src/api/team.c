@@ -46,7 +46,10 @@ static int spans_nodes(const struct shmem_team_s *t)
 
 void shmi_team_init(void)
 {
-    struct shmem_team_s all = { 0, 1, shmi_g.npes, shmi_g.me, 0, 1, 0, 0, { 0 }, 0, 0 };
+    shmi_team_hier_free(&shmi_team_world_s);
+    shmi_team_hier_free(&shmi_team_shared_s);
+    for (int i = 0; i < SHMI_TEAM_MAX; i++) shmi_team_hier_free(&teams[i]);
+    struct shmem_team_s all = { 0, 1, shmi_g.npes, shmi_g.me, 0, 1, 0, 0, { 0 }, 0, 0, NULL };
     all.net = spans_nodes(&all);
     shmi_team_world_s = all;
     /* SHMEM_TEAM_SHARED: the PEs of this node (those shmem_ptr reaches), when
@@ -56,8 +59,8 @@ void shmi_team_init(void)
     int n = b->local_size, s0 = n > 0 ? b->local_pes[0] : shmi_g.me;
     int stride = n > 1 ? b->local_pes[1] - s0 : 1, strided = n > 0 && stride > 0;
     for (int i = 2; strided && i < n; i++) strided = b->local_pes[i] - b->local_pes[i - 1] == stride;
-    struct shmem_team_s node = { s0, stride, n, b->local_rank, 1, 1, 0, 0, { 0 }, 0, 0 };
-    if (!strided) node = (struct shmem_team_s){ shmi_g.me, 1, 1, 0, 1, 1, 0, 0, { 0 }, 0, 0 };
+    struct shmem_team_s node = { s0, stride, n, b->local_rank, 1, 1, 0, 0, { 0 }, 0, 0, NULL };
+    if (!strided) node = (struct shmem_team_s){ shmi_g.me, 1, 1, 0, 1, 1, 0, 0, { 0 }, 0, 0, NULL };
     shmi_team_shared_s = node;
     memset(teams, 0, sizeof teams);
     memset(slot_used, 0, sizeof slot_used);
@@ -240,8 +243,9 @@ static shmem_team_t make_team(const struct shmem_team_s *p, int slot, int pstart
                               int size, int rank, const shmem_team_config_t *config, long mask)
 {
     struct shmem_team_s *t = &teams[slot];
+    shmi_team_hier_free(t);
     *t = (struct shmem_team_s){ shmi_team_pe(p, pstart), p->stride * pstride, size, rank,
-                                slot, 1, 0, 0, { 0 }, 0, 0 };
+                                slot, 1, 0, 0, { 0 }, 0, 0, NULL };
     t->net = p->net && spans_nodes(t);
     if ((mask & SHMEM_TEAM_NUM_CONTEXTS) && config) t->config.num_contexts = config->num_contexts;
     slot_used[slot / 64] |= 1ull << (slot % 64);
@@ -284,7 +288,7 @@ int shmem_team_split_strided(shmem_team_t parent_team, int start, int stride, in
         no_slot_why(why, sizeof why);
         return split_fail(p, fn, why);
     }
-    struct shmem_team_s span = { start, stride, size, 0, 0, 0, 0, 0, { 0 }, 0, 0 };
+    struct shmem_team_s span = { start, stride, size, 0, 0, 0, 0, 0, { 0 }, 0, 0, NULL };
     int rank = shmi_team_rank_of(&span, p->rank);
     if (rank >= 0) *new_team = make_team(p, slot, start, stride, size, rank, config, config_mask);
     return 0;
@@ -343,5 +347,6 @@ void shmem_team_destroy(shmem_team_t team)
     shmi_team_barrier(t);
     memset(&shmi_g.ctl->team[t->slot], 0, sizeof shmi_g.ctl->team[t->slot]);
     slot_used[t->slot / 64] &= ~(1ull << (t->slot % 64));
+    shmi_team_hier_free(t);
     t->live = 0;
 }

@@ -44,7 +44,23 @@ struct shmem_team_s {
     uint64_t opsum;            /* central barrier: sum of n * op over its barriers (sync.c) */
     int net;                   /* 1 when a member is on another node (issue 9): collectives
                                 * reach peers through shmi_peer_read/_write, not mappings */
+    struct shmi_hier *hier;    /* t->net: its members by node, for the two-level barrier
+                                * (sync.c); malloc'ed at its first barrier */
 };
+
+/* A team spanning nodes by node: each node's members count in at its leader
+ * (lowest team rank on the node), leaders talk over the network (sync.c). */
+struct shmi_hier {
+    int leader;          /* team rank of this node's leader */
+    int nlead, lead_idx; /* leaders in the team; ours among them (leaders only) */
+    int nlocal;          /* members on this node, us included */
+    int *lead;           /* [nlead] their team ranks, ascending */
+    int *local;          /* [nlocal] team ranks on this node, ascending */
+};
+/* t's layout (t->net only), made on first use. */
+struct shmi_hier *shmi_team_hier(struct shmem_team_s *t);
+/* Forget t's node layout (before t is overwritten or reinitialized). */
+void shmi_team_hier_free(struct shmem_team_s *t);
 
 /* World PE number of team rank i (0 <= i < t->size). */
 static inline int shmi_team_pe(const struct shmem_team_s *t, int i)

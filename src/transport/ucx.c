@@ -39,6 +39,7 @@ int shmi_ucx_amo(void *d, size_t size, enum shmi_ucx_amo op, uint64_t v, uint64_
                  uint64_t *old, int pe)
 { (void)d, (void)size, (void)op, (void)v, (void)c, (void)old, (void)pe; return SHMI_ENOTSUP; }
 int shmi_ucx_fence(void) { return SHMI_OK; }
+int shmi_ucx_node(int pe) { return pe; }
 int shmi_ucx_quiet(void) { return SHMI_OK; }
 void shmi_ucx_progress(void) {}
 const char *shmi_ucx_why(int pe, int rc, char *buf, size_t len)
@@ -132,6 +133,7 @@ static struct {
     uintptr_t *rbase[SHMI_TP_MAX_SEGS];  /* [npes] */
     ucp_rkey_h *rkey[SHMI_TP_MAX_SEGS];  /* [npes] */
     char (*host)[HOST_LEN];              /* [npes], for messages */
+    int *node;                           /* [npes]: lowest PE of its node */
     struct shmi_bell *bell;
     pthread_t thread;
     int thread_on, efd;
@@ -361,10 +363,11 @@ static int map_segs(const struct shmi_seg *segs, int nseg, char *err, size_t err
 struct blob_head {
     uint32_t addr_len, rkey_len[SHMI_TP_MAX_SEGS];
     uint64_t base[SHMI_TP_MAX_SEGS];
+    int32_t node;                        /* lowest world PE of its node */
     char host[HOST_LEN];
 };
 
-static int make_blob(const char *host, unsigned char **out, size_t *len)
+static int make_blob(const char *host, int node, unsigned char **out, size_t *len)
 {
     ucp_address_t *addr;
     size_t alen, klen[SHMI_TP_MAX_SEGS] = { 0 };
@@ -379,6 +382,7 @@ static int make_blob(const char *host, unsigned char **out, size_t *len)
     unsigned char *b = rc == SHMI_OK ? calloc(1, *len) : NULL;
     if (b) {
         h.addr_len = (uint32_t)alen;
+        h.node = node;
         snprintf(h.host, sizeof h.host, "%.*s", (int)sizeof h.host - 1, host);
         size_t at = sizeof h;
         memcpy(b + at, addr, alen);
@@ -431,7 +435,8 @@ static int exchange(shmi_boot_t *b, const uint8_t *remote, char *err, size_t err
 {
     unsigned char *mine = NULL, *all = NULL;
     size_t len, *lens = calloc((size_t)u.npes, sizeof *lens);
-    int rc = lens ? make_blob(b->hostname, &mine, &len) : SHMI_ENOMEM;
+    int node = b->local_size > 0 && b->local_pes ? b->local_pes[0] : b->rank;
+    int rc = lens ? make_blob(b->hostname, node, &mine, &len) : SHMI_ENOMEM;
     if (rc == SHMI_OK) rc = shmi_boot_allgather(b, &len, lens, sizeof len);
     size_t max = 0;
     for (int pe = 0; rc == SHMI_OK && pe < u.npes; pe++)
@@ -448,6 +453,7 @@ static int exchange(shmi_boot_t *b, const uint8_t *remote, char *err, size_t err
         struct blob_head h;
         memcpy(&h, all + max * (size_t)pe, sizeof h);
         snprintf(u.host[pe], HOST_LEN, "%s", h.host);
+        u.node[pe] = h.node;
         if (remote[pe]) rc = connect_pe(pe, all + max * (size_t)pe, err, errlen);
     }
     free(pad);
@@ -463,7 +469,8 @@ static int alloc_tables(void)
     u.ep = calloc(n, sizeof *u.ep);
     u.failed = calloc(n, sizeof *u.failed);
     u.host = calloc(n, sizeof *u.host);
-    int ok = u.ep && u.failed && u.host;
+    u.node = calloc(n, sizeof *u.node);
+    int ok = u.ep && u.failed && u.host && u.node;
     for (int s = 0; s < SHMI_TP_MAX_SEGS; s++) {
         u.rbase[s] = calloc(n, sizeof *u.rbase[s]);
         u.rkey[s] = calloc(n, sizeof *u.rkey[s]);
@@ -527,6 +534,7 @@ void shmi_ucx_fini(void)
     free(u.ep);
     free(u.failed);
     free(u.host);
+    free(u.node);
     for (int s = 0; s < SHMI_TP_MAX_SEGS; s++) {
         free(u.rbase[s]);
         free(u.rkey[s]);
@@ -602,6 +610,8 @@ int shmi_ucx_amo(void *dest, size_t size, enum shmi_ucx_amo op, uint64_t v, uint
     if (old) *old = size == 4 ? (uint32_t)result : result;
     return rc;
 }
+
+int shmi_ucx_node(int pe) { return u.up && u.node && pe >= 0 && pe < u.npes ? u.node[pe] : pe; }
 
 int shmi_ucx_fence(void)
 {

@@ -66,6 +66,9 @@ int shmi_ucx_get(void *dest, const void *src, size_t n, int pe, int nbi);
  * c the comparand.  Blocking until the result (or local completion). */
 int shmi_ucx_amo(void *dest, size_t size, enum shmi_ucx_amo op, uint64_t v, uint64_t c,
                  uint64_t *old, int pe);
+/* The node of PE pe, as the lowest world PE on it (bootstrap's local PEs,
+ * exchanged at init); pe itself when the transport is not up. */
+int shmi_ucx_node(int pe);
 int shmi_ucx_fence(void);
 int shmi_ucx_quiet(void);
 void shmi_ucx_progress(void);

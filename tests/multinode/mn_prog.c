@@ -309,6 +309,19 @@ static void moves(shmem_team_t t, long len, const char *what)
             CHECK(0, "%s in-place broadcast of %ld: [%ld] = %ld", what, len, k, src[k]);
             break;
         }
+    /* back to back from every root, the source changing in between: a
+     * node's members copy from their leader's fetched copy (coll.c), which
+     * must be this broadcast's, never the previous one's */
+    for (int r = 0; r < n; r++) {
+        for (long k = 0; k < len; k++) src[k] = me * 1000000L + r * 1000L + k;
+        shmem_long_broadcast(t, dst, src, (size_t)len, r);
+        for (long k = 0; k < len; k++)
+            if (dst[k] != r * 1000000L + r * 1000L + k) {
+                CHECK(0, "%s broadcast of %ld from rank %d: [%ld] = %ld", what, len, r, k, dst[k]);
+                break;
+            }
+        shmem_sync(t); /* nobody changes src while a peer may still read it */
+    }
     /* fcollect */
     for (long k = 0; k < len; k++) src[k] = me * 1000000L + k;
     shmem_long_fcollect(t, dst, src, (size_t)len);

@@ -15,13 +15,9 @@
 #         is left
 # Exit 0 pass, 1 fail, 77 skip (not root, no `ip netns`, no mpirun, no UCX).
 #
-# Layout: namespaces NA, NB (unique names per run) with one veth end each,
-# both ends renamed symv0, addresses 10.77.0.1/24 and 10.77.0.2/24 (they
-# exist only inside the namespaces, so concurrent runs do not clash).
-# mpirun runs in NA with --host 10.77.0.1:K,10.77.0.2:K: the first host is
-# its own (it owns that address), the second is reached through the rsh
-# agent ($T/rsh), which runs Open MPI's daemon with `ip netns exec NB`.
-# Everything is removed on exit (trap), failures included.
+# The two hosts: scripts/hosts.sh (network namespaces joined by a veth pair,
+# mpirun in host A reaching host B through an rsh agent).  Everything is
+# removed on exit (trap), failures included.
 set -u
 CASE=$1 B=$2 WORK=$3 K=${4:-1}
 skip() { echo "skip: $*"; exit 77; }
@@ -38,55 +34,29 @@ SUPP=$(cd "$(dirname "$0")" && pwd)/lsan.supp
 export LSAN_OPTIONS="suppressions=$SUPP${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
 mkdir -p "$WORK"
 T=$(mktemp -d "$WORK/$CASE.XXXXXX")
-ID=$$-$RANDOM
-NA=symheap-mn-$ID-a NB=symheap-mn-$ID-b
-VA=smv$$a VB=smv$$b
+# shellcheck source=../../scripts/hosts.sh
+. "$(dirname "$0")/../../scripts/hosts.sh"
+NA=$HOSTS_NA NB=$HOSTS_NB ID=$HOSTS_ID
 MARK="multinode-test-$CASE-$ID"
 FAILS=0
 fail() { echo "FAIL [$CASE]: $*"; FAILS=$((FAILS + 1)); }
 now_ms() { echo $(($(date +%s%N) / 1000000)); }
 
 cleanup() {
-    for ns in "$NA" "$NB"; do
-        ip netns pids "$ns" 2>/dev/null | xargs -r kill -9 2>/dev/null
-        ip netns del "$ns" 2>/dev/null
-    done
-    ip link del "$VA" 2>/dev/null
+    hosts_down
     rm -rf "$T"
 }
 trap cleanup EXIT
 trap 'exit 1' INT TERM
 
-ip netns add "$NA" 2>"$T/ns.err" || skip "ip netns add refused: $(cat "$T/ns.err")"
-ip netns add "$NB" && ip link add "$VA" type veth peer name "$VB" &&
-    ip link set "$VA" netns "$NA" && ip link set "$VB" netns "$NB" &&
-    ip -n "$NA" link set "$VA" name symv0 && ip -n "$NB" link set "$VB" name symv0 &&
-    ip -n "$NA" addr add 10.77.0.1/24 dev symv0 && ip -n "$NB" addr add 10.77.0.2/24 dev symv0 &&
-    for ns in "$NA" "$NB"; do
-        ip -n "$ns" link set lo up && ip -n "$ns" link set symv0 up || exit 1
-    done || { echo "FAIL [$CASE]: cannot set up the namespaces"; exit 1; }
-ip netns exec "$NA" ping -c 1 -W 5 10.77.0.2 >/dev/null 2>&1 ||
-    ip netns exec "$NA" bash -c 'exec 3<>/dev/tcp/10.77.0.2/1' 2>&1 | grep -q refused ||
-    { echo "FAIL [$CASE]: host A cannot reach host B over the veth"; exit 1; }
-
-# The rsh agent: mpirun calls it as `rsh HOST COMMAND...`.
-cat >"$T/rsh" <<AGENT
-#!/bin/sh
-host=\$1
-shift
-case \$host in
-10.77.0.1) ns=$NA ;;
-10.77.0.2) ns=$NB ;;
-*) echo "rsh agent: unknown host \$host" >&2; exit 255 ;;
+hosts_up "$T"
+case $? in
+0) ;;
+77) skip "$HOSTS_ERR" ;;
+*) echo "FAIL [$CASE]: $HOSTS_ERR"; exit 1 ;;
 esac
-exec ip netns exec \$ns sh -c "\$*"
-AGENT
-chmod +x "$T/rsh"
-
-MPI=("$MPIRUN" --allow-run-as-root --oversubscribe --mca plm_rsh_agent "$T/rsh"
-     --mca oob_tcp_if_include 10.77.0.0/24 --mca btl_tcp_if_include 10.77.0.0/24
-     --host "10.77.0.1:$K,10.77.0.2:$K" -np $((2 * K))
-     -x UCX_TLS=tcp -x UCX_NET_DEVICES=symv0 -x LSAN_OPTIONS ${MN_EXTRA:-})
+hosts_mpi "$K"
+MPI=("${HOSTS_MPI[@]}" -x LSAN_OPTIONS ${MN_EXTRA:-})
 
 # mpi EXPECTED_RC ARGS...: mpirun in host A (stdout $T/out, stderr $T/err);
 # sets RC and MS.  EXPECTED_RC "nz": any non-zero status.
@@ -115,7 +85,7 @@ no_procs() { # nothing with our marker and nothing in the namespaces, within 5 s
     local t0 left
     t0=$(now_ms)
     while :; do
-        left=$(pgrep -f "$MARK"; ip netns pids "$NA"; ip netns pids "$NB")
+        left=$(pgrep -f "$MARK"; hosts_pids)
         [ -z "$left" ] && return
         if [ $(($(now_ms) - t0)) -gt 5000 ]; then
             fail "processes left behind: $(echo "$left" | xargs -r ps -o pid=,args= -p)"
@@ -151,21 +121,6 @@ case_kill() {
     cleanup
     trap - EXIT
     ip netns list | grep -q "symheap-mn-$ID" && fail "namespaces left: $(ip netns list)"
-}
-
-# Not a ctest case: bench/bench.c across the two hosts (one PE each by
-# default), symheap and, when oshcc is installed, Open MPI's OSHMEM with
-# --mca spml ucx over the same UCX transports (docs/cluster.md).
-case_bench() {
-    local only=${MN_BENCH_ONLY:-put,get,fadd,pingpong,barrier}
-    mpi 0 "$B/bench/bench_symheap" --only "$only"
-    grep '^bench ' "$T/out" | sed 's/^/symheap /'
-    command -v oshcc >/dev/null || { echo "no oshcc: no OSHMEM column"; return; }
-    oshcc -std=c11 -O2 -o "$T/bench_oshmem" "$B/../bench/bench.c" "$B/../bench/common.c" 2>/dev/null ||
-        oshcc -std=c11 -O2 -o "$T/bench_oshmem" "$(dirname "$0")/../../bench/bench.c" \
-            "$(dirname "$0")/../../bench/common.c" || { fail "oshcc failed"; return; }
-    mpi 0 --mca spml ucx --mca btl ^openib "$T/bench_oshmem" --only "$only"
-    grep '^bench ' "$T/out" | sed 's/^/oshmem  /'
 }
 
 "case_$CASE"
