@@ -10,7 +10,10 @@
 # a benchmark leaves idle block in shmem_long_wait_until: OSHMEM over TCP moves bytes into
 # a PE only inside such calls).  OSHMEM also gets --mca mpi_yield_when_idle 1: its default
 # busy polling keeps the kernel thread that moves the veth's packets (ksoftirqd) off the 2
-# CPUs until the next tick, 4-8 ms per operation, which would say nothing about OSHMEM.
+# CPUs until the next tick, 4-8 ms per operation, which would say nothing about OSHMEM;
+# and with 2 PEs per host --mca btl self,tcp: with its shared-memory BTL (vader) OSHMEM
+# 4.1 crashes in shmem_init in these namespaces (and without it, in shmem_finalize after
+# its results, which are kept).
 # Per round: 1 PE per host (put/get/fadd 8 B, one-way ping-pong, barrier, broadcast,
 # put/get bandwidth) and 2 PEs per host (barrier, broadcast), the libraries taking turns.
 # Each launch prints per-metric medians over its trials; the table shows the median over
@@ -69,18 +72,23 @@ errors=0
 launch() {
     local tag=$1 k=$2 only=$3 prog=$build/bench/bench_symheap extra=()
     if [ "$tag" = oshmem ]; then
-        prog=$osh extra=(--mca spml ucx --mca btl ^openib --mca mpi_yield_when_idle 1)
+        prog=$osh extra=(--mca spml ucx --mca btl "$([ "$k" = 1 ] && echo ^openib || echo self,tcp)"
+                         --mca mpi_yield_when_idle 1)
     fi
     hosts_mpi "$k"
     note "running: $tag, 2 hosts x $k PEs: $only"
-    if timeout -k 5 180 ip netns exec "$HOSTS_NA" "${HOSTS_MPI[@]}" "${extra[@]}" \
-        "$prog" --idle-wait "${bargs[@]}" --only "$only" >"$tmp/out" 2>"$tmp/err" </dev/null; then
-        awk -v t="$tag" -v k="$k" '$1 == "bench" { print t, $2, "2x" k, $4, $5, $6 }' \
-            "$tmp/out" >>"$tmp/results"
-    else
-        echo "hosts.sh: $tag with 2 x $k PEs failed (exit $?):" >&2
-        tail -n 20 "$tmp/out" "$tmp/err" >&2
-        errors=$((errors + 1))
+    timeout -k 5 180 ip netns exec "$HOSTS_NA" "${HOSTS_MPI[@]}" "${extra[@]}" \
+        "$prog" --idle-wait "${bargs[@]}" --only "$only" >"$tmp/out" 2>"$tmp/err" </dev/null
+    local rc=$? got
+    got=$(grep -c '^bench ' "$tmp/out")
+    awk -v t="$tag" -v k="$k" '$1 == "bench" { print t, $2, "2x" k, $4, $5, $6 }' \
+        "$tmp/out" >>"$tmp/results"
+    if [ "$rc" != 0 ]; then
+        # OSHMEM 4.1 with 2 PEs per host segfaults in shmem_finalize here, after its
+        # results: keep them, say so
+        echo "hosts.sh: $tag with 2 x $k PEs exited $rc after $got result line(s):" >&2
+        grep -v '^bench ' "$tmp/out" "$tmp/err" | grep -m 3 -iE 'signal|error|fault' >&2
+        [ "$got" -gt 0 ] || errors=$((errors + 1))
     fi
 }
 
