@@ -88,17 +88,6 @@ static void check_root(const char *fn, const struct shmem_team_s *t, int root)
                    "team rank (shmem_team_translate_pe converts)", fn, root, t->size, t->size - 1);
 }
 
-struct seq_wait {
-    const uint64_t *word;
-    uint64_t seq;
-};
-
-static int seq_ready(const void *arg)
-{
-    const struct seq_wait *w = arg;
-    return __atomic_load_n(w->word, __ATOMIC_ACQUIRE) >= w->seq;
-}
-
 /* Broadcast on a team spanning nodes, after the entering barrier: members
  * on the root's node copy from the root through the mapping; on every other
  * node only the leader fetches the root's bytes over the network (into its
@@ -112,7 +101,8 @@ static void net_bcast(const char *fn, struct shmem_team_s *t, char *d, const voi
 {
     int rpe = shmi_team_pe(t, root);
     if (!shmi_tp_remote(&shmi_g.tp, rpe)) { /* the root is on this node */
-        memcpy(d, small ? (const void *)shmi_team_stage(t, root, seq) : (const void *)at(t, source, root), n);
+        memcpy(d, small ? (const void *)shmi_team_stage(t, root, seq)
+                        : (const void *)at(t, source, root), n);
         return;
     }
     struct shmi_hier *h = shmi_team_hier(t);
@@ -124,15 +114,16 @@ static void net_bcast(const char *fn, struct shmem_team_s *t, char *d, const voi
         if (small) memcpy(d, to, n);
         if (h->nlocal > 1) {
             __atomic_store_n(&lead->ready, seq, __ATOMIC_RELEASE);
-            for (int k = 1; k < h->nlocal; k++) shmi_ring(&shmi_ctl_of(shmi_team_pe(t, h->local[k]))->bell);
+            for (int k = 1; k < h->nlocal; k++)
+                shmi_ring(&shmi_ctl_of(shmi_team_pe(t, h->local[k]))->bell);
         }
         return;
     }
-    struct seq_wait w = { &lead->ready, seq };
-    if (!seq_ready(&w)) {
+    struct shmi_word_wait w = { &lead->ready, seq };
+    if (!shmi_word_ready(&w)) {
         struct shmi_wait_desc wd = { fn, NULL, -1, 0, seq };
         shmi_wait_cur = &wd;
-        shmi_wait(&shmi_g.ctl->bell, seq_ready, &w);
+        shmi_wait(&shmi_g.ctl->bell, shmi_word_ready, &w);
     }
     memcpy(d, small ? (const void *)lead->stage[seq & 1] : (const void *)at(t, dest, h->leader), n);
 }

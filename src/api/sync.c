@@ -38,28 +38,23 @@
 #include <string.h>
 #include <unistd.h>
 
-struct flag_wait {
-    const uint64_t *flag;
-    uint64_t want;
-};
-
-static int flag_ready(const void *arg)
+int shmi_word_ready(const void *arg)
 {
-    const struct flag_wait *w = arg;
-    return __atomic_load_n(w->flag, __ATOMIC_ACQUIRE) >= w->want;
+    const struct shmi_word_wait *w = arg;
+    return __atomic_load_n(w->word, __ATOMIC_ACQUIRE) >= w->want;
 }
 
 #define BAR_SHIFT 16 /* flag = epoch << BAR_SHIFT | op */
 
 static void bar_wait(int slot, const uint64_t *flag, uint64_t e, int many)
 {
-    struct flag_wait w = { flag, e << BAR_SHIFT };
-    if (flag_ready(&w)) return;
+    struct shmi_word_wait w = { flag, e << BAR_SHIFT };
+    if (shmi_word_ready(&w)) return;
     struct shmi_wait_desc d = { slot ? "a team barrier (team_sync or a team collective)"
                                      : "a barrier (barrier_all, sync or a collective)",
                                 NULL, -1, 0, e };
     shmi_wait_cur = &d;
-    (many ? shmi_wait_many : shmi_wait)(&shmi_g.ctl->bell, flag_ready, &w);
+    (many ? shmi_wait_many : shmi_wait)(&shmi_g.ctl->bell, shmi_word_ready, &w);
 }
 
 /* More members than CPUs: every member must get a CPU once to arrive and once

@@ -48,6 +48,14 @@ struct shmem_team_s {
                                 * (sync.c); malloc'ed at its first barrier */
 };
 
+/* A wait for a 64-bit word that only grows (barrier flags, ready words) to
+ * reach want: shmi_wait(bell, shmi_word_ready, &w). */
+struct shmi_word_wait {
+    const uint64_t *word;
+    uint64_t want;
+};
+int shmi_word_ready(const void *arg);
+
 /* A team spanning nodes by node: each node's members count in at its leader
  * (lowest team rank on the node), leaders talk over the network (sync.c). */
 struct shmi_hier {

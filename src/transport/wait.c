@@ -99,8 +99,9 @@ const struct shmi_net_poll *shmi_wait_net;
 #ifndef NET_POLL_NS
 /* How long a wait progresses the network itself before it sleeps: a few
  * round trips over TCP (15-30 us between the test's namespaces).  Measured
- * there, 2 PEs on 2 CPUs: one-way ping-pong 16 -> 7 us, barrier 27 -> 11 us
- * (docs/performance.md, across hosts). */
+ * there, 2 PEs on 2 CPUs, with the progress thread parked meanwhile (ucx.c):
+ * one-way ping-pong 16 -> 5.4 us, barrier 12 -> 8 us (docs/performance.md,
+ * "Across two hosts"). */
 #define NET_POLL_NS 200000
 #endif
 
