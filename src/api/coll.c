@@ -45,6 +45,7 @@
 #include "api/mem_device.h" /* GPU memory goes to the copy engines (issue 7) */
 #include "api/debug.h"
 #include "api/team.h"
+#include "transport/ucx.h" /* SHMI_UCX_UNTRACKED */
 
 #include <shmem.h>
 
@@ -90,42 +91,62 @@ static void check_root(const char *fn, const struct shmem_team_s *t, int root)
 
 /* Broadcast on a team spanning nodes, after the entering barrier: members
  * on the root's node copy from the root through the mapping; on every other
- * node only the leader fetches the root's bytes over the network (into its
- * stage slot when small, its dest when not), says so in its ready word, and
- * the node's other members copy from the leader.  One network transfer per
- * node instead of one per member.  The leader's stage slot of this seq's
- * parity is not rewritten before every member has passed the next
- * collective's barrier; its dest is kept by the caller's closing barrier. */
+ * node one network transfer reaches the node's leader (its lowest rank), a
+ * word in the leader's team slot (ready) says it is there, and the node's
+ * other members copy from the leader.
+ *   small  the root pushes its staged bytes into every other node's leader's
+ *          stage slot, then, behind a fence, seq into its ready word: one way
+ *          over the network, where a get would be a round trip.  That slot
+ *          (this seq's parity) is free: its last readers, of collective
+ *          seq - 2, finished before the barrier of seq - 1.
+ *   large  the leader gets the root's source into its dest and sets ready
+ *          itself; the caller's closing barrier keeps the leader's dest (and
+ *          the root's source) until every member has copied.
+ * The remote write lands through the leader's progress; the leader rings its
+ * members' doorbells once it has the data. */
 static void net_bcast(const char *fn, struct shmem_team_s *t, char *d, const void *dest,
                       const void *source, size_t n, int root, uint64_t seq, int small)
 {
     int rpe = shmi_team_pe(t, root);
+    struct shmi_hier *h = shmi_team_hier(t);
+    struct shmi_tsync *mine = &shmi_g.ctl->team[t->slot];
+    if (small && t->rank == root) { /* same slot address on every PE */
+        const unsigned char *st = mine->stage[seq & 1];
+        for (int k = 0; k < h->nlead; k++) {
+            int pe = shmi_team_pe(t, h->lead[k]);
+            if (shmi_tp_remote(&shmi_g.tp, pe))
+                shmi_net_put(fn, (void *)st, st, n, pe, SHMI_UCX_UNTRACKED);
+        }
+        shmi_net_fence();
+        for (int k = 0; k < h->nlead; k++) {
+            int pe = shmi_team_pe(t, h->lead[k]);
+            if (shmi_tp_remote(&shmi_g.tp, pe))
+                shmi_net_put(fn, &mine->ready, &seq, sizeof seq, pe, SHMI_UCX_UNTRACKED);
+        }
+    }
     if (!shmi_tp_remote(&shmi_g.tp, rpe)) { /* the root is on this node */
         memcpy(d, small ? (const void *)shmi_team_stage(t, root, seq)
                         : (const void *)at(t, source, root), n);
         return;
     }
-    struct shmi_hier *h = shmi_team_hier(t);
     struct shmi_tsync *lead = shmi_team_sync_of(t, h->leader);
-    if (t->rank == h->leader) {
-        void *to = small ? (void *)shmi_g.ctl->team[t->slot].stage[seq & 1] : (void *)d;
-        if (small) shmi_team_stage_read(t, root, seq, 0, to, n, fn);
-        else shmi_peer_read(fn, to, source, n, rpe);
-        if (small) memcpy(d, to, n);
-        if (h->nlocal > 1) {
-            __atomic_store_n(&lead->ready, seq, __ATOMIC_RELEASE);
-            for (int k = 1; k < h->nlocal; k++)
-                shmi_ring(&shmi_ctl_of(shmi_team_pe(t, h->local[k]))->bell);
+    int leader = t->rank == h->leader;
+    if (leader && !small) {
+        shmi_peer_read(fn, d, source, n, rpe);
+        __atomic_store_n(&lead->ready, seq, __ATOMIC_RELEASE);
+    } else {
+        struct shmi_word_wait w = { &lead->ready, seq };
+        if (!shmi_word_ready(&w)) {
+            struct shmi_wait_desc wd = { fn, NULL, -1, 0, seq };
+            shmi_wait_cur = &wd;
+            shmi_wait(&shmi_g.ctl->bell, shmi_word_ready, &w);
         }
-        return;
     }
-    struct shmi_word_wait w = { &lead->ready, seq };
-    if (!shmi_word_ready(&w)) {
-        struct shmi_wait_desc wd = { fn, NULL, -1, 0, seq };
-        shmi_wait_cur = &wd;
-        shmi_wait(&shmi_g.ctl->bell, shmi_word_ready, &w);
-    }
-    memcpy(d, small ? (const void *)lead->stage[seq & 1] : (const void *)at(t, dest, h->leader), n);
+    if (leader)
+        for (int k = 1; k < h->nlocal; k++)
+            shmi_ring(&shmi_ctl_of(shmi_team_pe(t, h->local[k]))->bell);
+    if (small) memcpy(d, lead->stage[seq & 1], n);
+    else if (!leader) memcpy(d, at(t, dest, h->leader), n);
 }
 
 static int broadcast(const char *fn, shmem_team_t team, void *dest, const void *source,

@@ -29,10 +29,12 @@
 #include "api/report.h"
 #include "api/debug.h"
 #include "api/team.h"
+#include "transport/ucx.h" /* SHMI_UCX_UNTRACKED */
 
 #include <shmem.h>
 
 #include <limits.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -151,7 +153,16 @@ static int count_ready(const void *arg)
     return (int32_t)((uint32_t)__atomic_load_n(w->word, __ATOMIC_ACQUIRE) - w->want) >= 0;
 }
 
-static void hier_barrier(struct shmem_team_s *t, const char *fn, unsigned op, uint64_t e)
+/* With arg (a checked collective's signature arguments, in our published
+ * signature) the members' signatures are compared on the way: each leader
+ * compares its node's members' (read through the mapping) with its own, and
+ * its round-0 flag carries its arguments to the next leader (a put, then a
+ * fence, then the flag), which compares them: a chain over the leaders, so
+ * equal everywhere means equal to rank 0, without reading rank 0's over the
+ * network.  Returns as barrier_sig: a member that is not a leader says 1
+ * (its leader compared it and stops the job on a difference). */
+static int hier_barrier(struct shmem_team_s *t, const char *fn, unsigned op, uint64_t e,
+                        const uint64_t *arg)
 {
     struct shmi_hier *h = shmi_team_hier(t);
     int slot = t->slot;
@@ -163,9 +174,9 @@ static void hier_barrier(struct shmem_team_s *t, const char *fn, unsigned op, ui
         shmi_ring_after_sc(&lc->bell);
         bar_wait(slot, &mine->release, e, 0);
         bar_check(t, fn, &mine->release, e, op, -1);
-        return;
+        return arg ? 1 : 0;
     }
-    int mixed = 0;
+    int mixed = 0, bad = -1; /* bad: a team rank whose signature differs from ours */
     if (h->nlocal > 1) {
         struct count_wait cw = { &mine->arrive, (uint32_t)(e * (uint64_t)(h->nlocal - 1)) };
         if (!count_ready(&cw)) {
@@ -176,18 +187,41 @@ static void hier_barrier(struct shmem_team_s *t, const char *fn, unsigned op, ui
         t->opsum += (uint64_t)(h->nlocal - 1) * op;
         uint64_t v = __atomic_load_n(&mine->arrive, __ATOMIC_ACQUIRE);
         mixed = (uint32_t)(v >> 32) != (uint32_t)t->opsum;
+        if (arg) { /* our signature, and each member's in the same place of its slot */
+            const struct shmi_sig *ms =
+                (const struct shmi_sig *)(const void *)((const char *)arg -
+                                                         offsetof(struct shmi_sig, arg));
+            size_t at = (size_t)(ms - mine->sig);
+            for (int k = 0; k < h->nlocal && bad < 0; k++) {
+                const struct shmi_sig *o = &shmi_team_sync_of(t, h->local[k])->sig[at];
+                if (o->seq != ms->seq || o->op != ms->op || memcmp(o->arg, ms->arg, sizeof o->arg))
+                    bad = h->local[k];
+            }
+        }
     }
     for (int r = 0, dist = 1; dist < h->nlead; r++, dist <<= 1) {
         int pe = shmi_team_pe(t, h->lead[(h->lead_idx + dist) % h->nlead]);
         uint64_t f = e << BAR_SHIFT | (mixed ? SHMI_OP_MIXED : op);
         if (shmi_tp_remote(&shmi_g.tp, pe)) {
+            if (r == 0 && arg) { /* same slot there; the fence keeps it before the flag */
+                shmi_net_put(fn, mine->bar[0].arg[e & 1], arg, sizeof mine->bar[0].arg[0], pe,
+                             SHMI_UCX_UNTRACKED);
+                shmi_net_fence();
+            }
             shmi_net_flag(&mine->bar[r].epoch, f, pe);
         } else { /* node ids say otherwise only in a one-node job */
             struct shmi_ctl *peer = shmi_ctl_of(pe);
+            if (r == 0 && arg)
+                memcpy(peer->team[slot].bar[0].arg[e & 1], arg, sizeof mine->bar[0].arg[0]);
             __atomic_store_n(&peer->team[slot].bar[r].epoch, f, __ATOMIC_RELEASE);
             shmi_ring(&peer->bell);
         }
         bar_wait(slot, &mine->bar[r].epoch, e, 0);
+        /* the previous leader's arguments (it cannot reuse this parity before
+         * we pass barrier e + 1) */
+        if (r == 0 && arg && h->lead_idx > 0 && bad < 0 &&
+            memcmp(mine->bar[0].arg[e & 1], arg, sizeof mine->bar[0].arg[0]))
+            bad = h->lead[h->lead_idx - 1];
         /* (the partner may be one barrier further already: then it matched) */
         uint64_t v = __atomic_load_n(&mine->bar[r].epoch, __ATOMIC_ACQUIRE);
         unsigned other = (unsigned)(v & ((1u << BAR_SHIFT) - 1));
@@ -201,6 +235,7 @@ static void hier_barrier(struct shmem_team_s *t, const char *fn, unsigned op, ui
         if (h->local[k] != t->rank) shmi_ring(&peer->bell);
     }
     bar_check(t, fn, &mine->release, e, op, -1);
+    return !arg ? 0 : bad < 0 ? 1 : -1 - bad;
 }
 
 void shmi_team_barrier(struct shmem_team_s *t) { barrier_sig(t, NULL, SHMI_OP_NONE, NULL); }
@@ -213,8 +248,9 @@ void shmi_team_barrier_op(struct shmem_team_s *t, const char *fn, enum shmi_coll
 /* The barrier; with arg (a checked collective's signature arguments, on one
  * node), round 0 also carries them to the right neighbour in the line of its
  * flag, and the result tells how the left neighbour's compared: 1 equal,
- * -1 different, 0 not compared (rank 0, central barrier, or the neighbour
- * already one barrier further). */
+ * -1 - r different from team rank r's, 0 not compared (rank 0, central
+ * barrier, or the neighbour already one barrier further).  Across nodes the
+ * two-level barrier compares instead (hier_barrier). */
 static int barrier_sig(struct shmem_team_s *t, const char *fn, enum shmi_coll_op op,
                        const uint64_t *arg)
 {
@@ -253,8 +289,7 @@ static int barrier_sig(struct shmem_team_s *t, const char *fn, enum shmi_coll_op
         return 0;
     }
     if (t->net) { /* spans nodes: two levels */
-        hier_barrier(t, fn, op, e);
-        return 0;
+        return hier_barrier(t, fn, op, e, arg);
     }
     if (SHMI_NET) arg = NULL; /* a remote partner's flag carries no arguments */
     int cmp = 0;
@@ -277,7 +312,7 @@ static int barrier_sig(struct shmem_team_s *t, const char *fn, enum shmi_coll_op
          * covers every member, so equal everywhere means equal to rank 0. */
         if (r == 0 && arg && me != 0 &&
             __atomic_load_n(&mine->bar[0].epoch, __ATOMIC_ACQUIRE) >> BAR_SHIFT == e)
-            cmp = memcmp(mine->bar[0].arg[e & 1], arg, sizeof mine->bar[0].arg[0]) ? -1 : 1;
+            cmp = memcmp(mine->bar[0].arg[e & 1], arg, sizeof mine->bar[0].arg[0]) ? -me : 1;
     }
     return cmp;
 }
@@ -354,11 +389,11 @@ static void describe(const struct shmi_sig *s, char *buf, size_t len)
 }
 
 static void check_sig(const struct shmem_team_s *t, const char *fn, const struct shmi_sig *mine,
-                      int left_differs)
+                      int against)
 {
     /* Compare with rank 0's signature (over the network when it is on
-     * another node, issue 9); when that matches but the left neighbour's
-     * arguments did not (barrier_sig), with the left neighbour's. */
+     * another node, issue 9); when that matches but team rank `against`'s
+     * arguments did not (barrier_sig; -1: none known), with that rank's. */
     struct shmi_sig theirs;
     int other = 0;
     for (;;) {
@@ -367,8 +402,8 @@ static void check_sig(const struct shmem_team_s *t, const char *fn, const struct
         int same = theirs.seq == mine->seq && theirs.op == mine->op &&
                    !memcmp(theirs.arg, mine->arg, sizeof mine->arg);
         if (!same) break;
-        if (!left_differs || other == t->rank - 1) return;
-        other = t->rank - 1;
+        if (against < 0 || other == against) return;
+        other = against;
     }
     if (theirs.seq == mine->seq && theirs.op != mine->op) /* another call: name every PE's */
         bar_mismatch(t, fn, t->epoch, mine->op, other, theirs.op);
@@ -464,7 +499,9 @@ uint64_t shmi_team_enter(struct shmem_team_s *t, const char *fn, enum shmi_coll_
      * only when that comparison could not be made, or failed, is rank 0's
      * signature read (one remote line) for the exact check and message. */
     int nb = barrier_sig(t, fn, op, shmi_checks != SHMI_CHECKS_OFF ? mine->arg : NULL);
-    if (t->rank != 0 && shmi_checks != SHMI_CHECKS_OFF && nb != 1) check_sig(t, fn, mine, nb < 0);
+    /* (rank 0 too when a leader found a member that differs) */
+    if (shmi_checks != SHMI_CHECKS_OFF && (nb < 0 || (t->rank != 0 && nb != 1)))
+        check_sig(t, fn, mine, nb < 0 ? -1 - nb : -1);
     return seq;
 }
 

@@ -17,6 +17,8 @@
  *          place and not), sum_inscan/exscan; then on teams made by splits
  *          of the world (strided copy, 2d rows/columns), and destroy.
  *          Prints "mn_prog: coll ok, N PEs, R remote" (PE 0).
+ *   mismatch PE  PE calls shmem_malloc(128), the others shmem_malloc(64):
+ *          the job must stop with the collective-mismatch message.
  *   kill   after init and a barrier the last PE kills itself with SIGKILL
  *          while the others wait in a barrier (the launcher ends them).
  * The marker argument is ignored (tests use it to find leftover processes). */
@@ -434,6 +436,14 @@ int main(int argc, char **argv)
         if (me == 0 && *probe == 0 && !fails)
             printf("mn_prog: coll ok, %d PEs, %d remote\n", n, remote);
         if (me == 0 && *probe) fprintf(stderr, "mn_prog: %d check(s) failed\n", *probe);
+    } else if (!strcmp(mode, "mismatch")) {
+        /* PE `odd` (argv[3]) allocates another size: its leader or the next
+         * node's leader must stop the job with both calls named */
+        int odd = argc > 3 ? atoi(argv[3]) : n - 1;
+        void *p = shmem_malloc(me == odd ? 128 : 64);
+        shmem_free(p);
+        printf("mn_prog: mismatch not detected on PE %d\n", me);
+        return 3;
     } else if (!strcmp(mode, "kill")) {
         printf("ready %d %ld\n", me, (long)getpid());
         fflush(stdout);

@@ -10,6 +10,8 @@
 #   coll  mn_prog coll: team collectives (broadcast, collect, fcollect,
 #         alltoall(s), reductions, scans) and splits on teams spanning the
 #         hosts, checked by the program; must print one "coll ok" line
+#   mismatch  one PE allocates another size (a non-leader, then the second
+#         host's leader): the job ends non-zero with both calls named
 #   kill  a PE SIGKILLs itself on the second host: every PE ends, mpirun
 #         exits non-zero, no process, no new /dev/shm entry and no namespace
 #         is left
@@ -105,6 +107,21 @@ case_coll() {
     mpi 0 "$PROG" coll "$MARK"
     expect_lines 1 "^mn_prog: coll ok, $((2 * K)) PEs, $K remote"
     no_procs
+}
+
+# An argument mismatch found across hosts by the two-level barrier: by the
+# leader of the odd PE's node (PE 1: not a leader when K > 1) and by the next
+# node's leader (PE K: the second host's leader).
+case_mismatch() {
+    local odd
+    for odd in 1 "$K"; do
+        mpi nz "$PROG" mismatch "$MARK" "$odd"
+        expect_lines 0 "mismatch not detected"
+        [ "$(lines 'collective mismatch: .*shmem_malloc\(64\).*shmem_malloc\(128\)|collective mismatch: .*shmem_malloc\(128\).*shmem_malloc\(64\)')" -ge 1 ] ||
+            fail "PE $odd's different size was not reported with both calls: $(head -c 3000 "$T/out" "$T/err")"
+        [ "$MS" -lt 30000 ] || fail "the job took $MS ms to end after the mismatch"
+        no_procs
+    done
 }
 
 case_kill() {
