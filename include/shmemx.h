@@ -53,7 +53,7 @@ int shmemx_pcontrol_level(void);
 #define shmemx_ctx_signal_set shmem_ctx_signal_set
 /* shmemx_TYPENAME_sum_inscan/_exscan: the 1.6 scans, from the reduction table.
  * Left out while symheap itself is compiled (SHMI_BUILDING_LIBRARY, set by
- * src/api/pshmem_build.h): their calls would come before the profiling
+ * src/util/pshmem_build.h): their calls would come before the profiling
  * interface renames the routines, which clang refuses. */
 #ifndef SHMI_BUILDING_LIBRARY
 #define SHMI_OLDX_SCAN(N, T, B, O, G)                                                    \

@@ -8,7 +8,7 @@
  * operations as UCX atomics (net.c): atomic with the CPU atomics of the PEs
  * of its node, as the target applies them with CPU atomics too. */
 #include "api/ctx.h"
-#include "api/mem_device.h" /* GPU memory goes to the copy engines (issue 7) */
+#include "core/mem_device.h" /* GPU memory goes to the copy engines (issue 7) */
 #include "transport/ucx.h"    /* enum shmi_ucx_amo */
 
 #include <string.h>

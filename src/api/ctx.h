@@ -12,7 +12,7 @@
 #ifndef SHMI_CTX_H
 #define SHMI_CTX_H
 
-#include "api/state.h"
+#include "core/state.h"
 
 #include <shmem.h>
 

@@ -27,9 +27,9 @@
  * dest after the second barrier, so dest == source is safe.  Each member
  * reads every member's data: O(size * bytes) per member, fine for the old
  * interface (the team routines are the fast path). */
-#include "api/debug.h"
-#include "api/reduce_ops.h" /* SHMI_EXPR_<op>, as the team reductions */
-#include "api/state.h"
+#include "debug/debug.h"
+#include "core/reduce_ops.h" /* SHMI_EXPR_<op>, as the team reductions */
+#include "core/state.h"
 
 #include <shmem.h>
 

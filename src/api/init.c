@@ -5,11 +5,11 @@
  *   transport (map peers) -> allocator -> control block -> first barrier.
  * Any failing step is fatal with a message that names the step's reason and
  * the fix; the launcher then ends every PE. */
-#include "api/debug.h"
-#include "api/report.h"
-#include "api/state.h"
-#include "api/mem_device.h"
-#include "api/team.h"
+#include "debug/debug.h"
+#include "debug/report.h"
+#include "core/state.h"
+#include "core/mem_device.h"
+#include "core/team.h"
 #include "util/err.h"
 
 #include <shmem.h>
@@ -21,50 +21,9 @@
 #include <string.h>
 #include <unistd.h>
 
-struct shmi_state shmi_g;
-
 static void abort_hook(int code, const char *msg)
 {
     shmi_boot_abort(&shmi_g.boot, code, msg);
-}
-
-_Noreturn void shmi_not_running(const char *fn)
-{
-    if (shmi_g.phase == SHMI_FINALIZED)
-        shmi_fatal("%s called after shmem_finalize: OpenSHMEM calls are only valid between "
-                   "shmem_init and shmem_finalize", fn);
-    shmi_fatal("%s called before shmem_init: call shmem_init() (or shmem_init_thread) first", fn);
-}
-
-_Noreturn void shmi_bad_pe(const char *fn, int pe)
-{
-    shmi_fatal("%s: pe=%d is out of range: this job has %d PEs (0..%d); use a PE number "
-               "below shmem_n_pes()", fn, pe, shmi_g.npes, shmi_g.npes - 1);
-}
-
-_Noreturn void shmi_bad_addr(const char *fn, const char *what, const void *addr, size_t n, int pe)
-{
-    const struct shmi_tp *tp = &shmi_g.tp;
-    uintptr_t x = (uintptr_t)addr;
-    for (int s = 0; s < tp->nseg; s++) {
-        uintptr_t off = x - tp->seg[s].base;
-        if (off < tp->seg[s].size)
-            shmi_fatal("%s: %s=%p with %zu bytes (pe=%d) runs %zu bytes past the end of the "
-                       "symmetric %s [%p, %p): shorten the transfer", fn, what, addr, n, pe,
-                       n - (tp->seg[s].size - off), s == 0 ? "heap" : "globals",
-                       (void *)tp->seg[s].base, (void *)(tp->seg[s].base + tp->seg[s].size));
-        for (int p = 0; p < tp->npes; p++) {
-            uintptr_t peer = (uintptr_t)tp->seg[s].peer[p];
-            if (p != tp->me && x - peer < tp->seg[s].size)
-                shmi_fatal("%s: %s=%p is PE %d's copy as returned by shmem_ptr, not a "
-                           "symmetric address: pass the symmetric address (%p) instead",
-                           fn, what, addr, p, (void *)(x - peer + tp->seg[s].base));
-        }
-    }
-    char origin[256];
-    shmi_fatal("%s: %s=%p is not a symmetric address: it is %s; use memory from shmem_malloc "
-               "or a global/static variable", fn, what, addr,
-               shmi_addr_origin(addr, origin, sizeof origin));
 }
 
 static _Noreturn void init_fail(const char *step, const char *why)
@@ -80,6 +39,7 @@ static void step_env(void)
     shmi_checks = !strcmp(shmi_g.env.CHECKS, "off")    ? SHMI_CHECKS_OFF
                   : !strcmp(shmi_g.env.CHECKS, "full") ? SHMI_CHECKS_FULL
                                                        : SHMI_CHECKS_CHEAP;
+    shmi_debug_install();
     shmi_wait_set_spin(shmi_g.env.WAIT_SPIN);
 }
 

@@ -21,10 +21,10 @@
  *
  * calloc: pages never handed out are still the memfd's fresh zero pages, so
  * only the part of a block below the high-water mark (zero_hwm) is cleared. */
-#include "api/debug.h"
-#include "api/report.h"
-#include "api/state.h"
-#include "api/mem_device.h" /* GPU heap dispatch (issue 7) */
+#include "debug/debug.h"
+#include "debug/report.h"
+#include "core/state.h"
+#include "core/mem_device.h" /* GPU heap dispatch (issue 7) */
 #include "util/err.h"
 
 #include <shmem.h>
@@ -61,93 +61,6 @@ static void report_oom(const char *fn, size_t size)
                   suggest >> 30);
 }
 
-/* ---- Quarantine (SHMEM_CHECKS=full) -------------------------------------- */
-
-#define QUAR_MAX 64
-static size_t quar[QUAR_MAX];
-static int quar_head, quar_len;
-static size_t quar_bytes; /* spans of quarantined blocks: reported as free */
-
-static size_t span_of(size_t off)
-{
-    struct shmi_block_info bi;
-    shmi_alloc_find(shmi_g.alloc, off, &bi);
-    return bi.span;
-}
-
-static _Noreturn void block_damaged(const char *fn, const struct shmi_ublock *ub, const char *why)
-{
-    char site[256];
-    shmi_fatal("%s: the block at %p (%zu bytes, from %s at %s) was %s", fn, (void *)ub->user,
-               ub->size, shmi_site_op(ub->site), shmi_site_describe(shmi_site_ret(ub->site),
-               site, sizeof site), why);
-}
-
-/* 0 when the quarantined block at off still holds its poison and guards. */
-static int poison_damage(size_t off, struct shmi_ublock *ub, char *why, size_t len)
-{
-    struct shmi_block_info bi;
-    shmi_alloc_find(shmi_g.alloc, off, &bi);
-    shmi_ublock_of(&bi, ub);
-    for (size_t i = 0; i < ub->size; i++)
-        if ((unsigned char)ub->user[i] != SHMI_POISON_BYTE) {
-            snprintf(why, len, "freed, then written after free (byte %zu of the freed block "
-                     "changed): a use-after-free", i);
-            return -1;
-        }
-    return shmi_guard_check(ub, why, len);
-}
-
-static void poison_check(const char *fn, size_t off)
-{
-    struct shmi_ublock ub;
-    char why[200];
-    if (poison_damage(off, &ub, why, sizeof why)) block_damaged(fn, &ub, why);
-}
-
-static void quar_release(const char *fn)
-{
-    size_t off = quar[quar_head];
-    quar_head = (quar_head + 1) % QUAR_MAX;
-    quar_len--;
-    quar_bytes -= span_of(off);
-    poison_check(fn, off);
-    shmi_alloc_free(shmi_g.alloc, off);
-}
-
-/* For reports: a quarantined block is free as far as the user knows. */
-int shmi_mem_quarantined(size_t off)
-{
-    for (int i = 0; i < quar_len; i++)
-        if (quar[(quar_head + i) % QUAR_MAX] == off) return 1;
-    return 0;
-}
-
-static void quar_flush(const char *fn)
-{
-    while (quar_len) quar_release(fn);
-}
-
-/* The last shmem_finalize drops the allocator: forget the quarantined offsets
- * with it, so that a later shmem_init starts from an empty quarantine. */
-void shmi_mem_fini(void)
-{
-    quar_head = quar_len = 0;
-    quar_bytes = 0;
-}
-
-static void release(const char *fn, const struct shmi_ublock *ub)
-{
-    if (shmi_checks < SHMI_CHECKS_FULL) {
-        shmi_alloc_free(shmi_g.alloc, ub->off);
-        return;
-    }
-    memset(ub->user, SHMI_POISON_BYTE, ub->size);
-    if (quar_len == QUAR_MAX) quar_release(fn);
-    quar[(quar_head + quar_len++) % QUAR_MAX] = ub->off;
-    quar_bytes += span_of(ub->off);
-}
-
 /* ---- Allocation ---------------------------------------------------------- */
 
 /* Carve a block with guards; 0 and *ub filled, or SHMI_ENOMEM. */
@@ -158,10 +71,8 @@ static int carve(const char *fn, size_t size, size_t align, uint32_t site, int z
     if (size > SIZE_MAX - front - back) return SHMI_ENOMEM;
     size_t total = front + size + back;
     int rc = shmi_alloc_alloc(shmi_g.alloc, total, align, &off);
-    if (rc == SHMI_ENOMEM && quar_len) {
-        quar_flush(fn);
+    if (rc == SHMI_ENOMEM && shmi_quar_flush(fn))
         rc = shmi_alloc_alloc(shmi_g.alloc, total, align, &off);
-    }
     if (rc != SHMI_OK) return rc;
     shmi_alloc_set_tag(shmi_g.alloc, off, shmi_tag_make(site, (uint32_t)front));
     *ub = (struct shmi_ublock){ off, shmi_g.user_base + off + front, size, front, back, site };
@@ -262,31 +173,6 @@ void *shmem_align(size_t alignment, size_t size)
                      SHMI_CALLER());
 }
 
-/* The live block whose user pointer is ptr, or a fatal message saying what
- * ptr is instead. */
-void shmi_mem_check_span(const char *fn, const char *what, const void *p, size_t n,
-                         const char *hint)
-{
-    uintptr_t x = (uintptr_t)p, base = (uintptr_t)shmi_g.user_base;
-    struct shmi_block_info bi;
-    if (shmi_checks == SHMI_CHECKS_OFF || n == 0 || x - base >= shmi_g.user_size ||
-        shmi_alloc_find(shmi_g.alloc, x - base, &bi) != SHMI_OK)
-        return;
-    struct shmi_ublock ub;
-    shmi_ublock_of(&bi, &ub);
-    uintptr_t u = (uintptr_t)ub.user;
-    if (bi.live && x >= u && x - u <= ub.size && n <= ub.size - (x - u)) return;
-    char site[256];
-    if (!bi.live)
-        shmi_fatal("%s: %s=%p (%zu bytes) is not in a live block of the symmetric heap: it "
-                   "is free or freed memory%s", fn, what, p, n, hint ? hint : "");
-    shmi_fatal("%s: %s=%p needs %zu bytes, but the block it is in (at %p, %zu bytes, from %s "
-               "at %s) %s%s", fn, what, p, n, (void *)ub.user, ub.size, shmi_site_op(ub.site),
-               shmi_site_describe(shmi_site_ret(ub.site), site, sizeof site),
-               x < u ? "starts after it" : "is too small: the range runs past its end",
-               hint ? hint : "");
-}
-
 static void live_block(const char *fn, const void *ptr, struct shmi_ublock *ub)
 {
     uintptr_t x = (uintptr_t)ptr, base = (uintptr_t)shmi_g.user_base;
@@ -313,11 +199,8 @@ static void live_block(const char *fn, const void *ptr, struct shmi_ublock *ub)
         shmi_fatal("%s(%p): points into the guard zone before the block at %p: pass the "
                    "block's start address", fn, ptr, (void *)ub->user);
     }
-    for (int i = 0; i < quar_len; i++)
-        if (quar[(quar_head + i) % QUAR_MAX] <= x - base &&
-            shmi_alloc_find(shmi_g.alloc, quar[(quar_head + i) % QUAR_MAX], &bi) == SHMI_OK &&
-            x - base < bi.off + bi.size)
-            shmi_fatal("%s(%p): that block was already freed by shmem_free (double free)", fn, ptr);
+    if (shmi_quar_covers(x - base))
+        shmi_fatal("%s(%p): that block was already freed by shmem_free (double free)", fn, ptr);
     shmi_fatal("%s(%p): no live block starts there: it was already freed (double free?) or "
                "never allocated", fn, ptr);
 }
@@ -325,10 +208,9 @@ static void live_block(const char *fn, const void *ptr, struct shmi_ublock *ub)
 static void check_guards(const char *fn, const struct shmi_ublock *ub)
 {
     char why[200];
-    if (shmi_guard_check(ub, why, sizeof why)) block_damaged(fn, ub, why);
+    if (shmi_guard_check(ub, why, sizeof why)) shmi_block_damaged(fn, ub, why);
 }
 
-void (*shmi_free_hook)(const char *fn, const void *ptr);
 
 void shmem_free(void *ptr)
 {
@@ -336,7 +218,7 @@ void shmem_free(void *ptr)
     SHMI_SITE();
     shmi_report_poll();
     if (!ptr) return;
-    if (shmi_free_hook) shmi_free_hook("shmem_free", ptr);
+    if (shmi_hooks.free_check) shmi_hooks.free_check("shmem_free", ptr);
     if (shmi_gpu_has(ptr)) {
         shmi_gpu_free("shmem_free", ptr);
         return;
@@ -345,7 +227,7 @@ void shmem_free(void *ptr)
     live_block("shmem_free", ptr, &ub);
     check_guards("shmem_free", &ub);
     shmi_barrier_checked("shmem_free", SHMI_OP_FREE, ub.off, 0, 0);
-    release("shmem_free", &ub);
+    shmi_block_release("shmem_free", &ub);
 }
 
 /* Grow or shrink in place (guards moved), or carve a new block, copy, release. */
@@ -362,7 +244,7 @@ static int resize_block(const char *fn, struct shmi_ublock *ub, size_t size)
     int rc = carve(fn, size, SHMI_ALLOC_MIN_ALIGN, ub->site, 0, &nb);
     if (rc != SHMI_OK) return rc;
     memcpy(nb.user, ub->user, ub->size < size ? ub->size : size);
-    release(fn, ub);
+    shmi_block_release(fn, ub);
     *ub = nb;
     return SHMI_OK;
 }
@@ -374,7 +256,7 @@ void *shmem_realloc(void *ptr, size_t size)
     shmi_report_poll();
     if (!ptr) return sym_alloc("shmem_realloc", SHMI_OP_MALLOC, size, SHMI_ALLOC_MIN_ALIGN, size,
                                0, 0, SHMI_CALLER());
-    if (shmi_free_hook) shmi_free_hook("shmem_realloc", ptr);
+    if (shmi_hooks.free_check) shmi_hooks.free_check("shmem_realloc", ptr);
     if (size == 0) {
         shmem_free(ptr);
         return NULL;
@@ -414,55 +296,45 @@ int shmemx_heap_info(shmemx_heap_info_t *info)
     struct shmi_alloc_stats st;
     shmi_alloc_stats(shmi_g.alloc, &st);
     /* quarantined blocks (SHMEM_CHECKS=full) are free as far as the user knows */
+    size_t quar_bytes, quar_blocks;
+    shmi_quar_stats(&quar_bytes, &quar_blocks);
     *info = (shmemx_heap_info_t){ shmi_g.user_base, st.size, st.used - quar_bytes,
                                   st.free + quar_bytes, st.largest_free, st.peak_used,
-                                  st.live_blocks - (size_t)quar_len };
+                                  st.live_blocks - quar_blocks };
     return 0;
-}
-
-/* ---- Heap check ---------------------------------------------------------- */
-
-static void report_damage(const struct shmi_ublock *ub, const char *why)
-{
-    char site[256];
-    shmi_log_error("heap check: the block at %p (%zu bytes, from %s at %s) was %s",
-                   (void *)ub->user, ub->size, shmi_site_op(ub->site),
-                   shmi_site_describe(shmi_site_ret(ub->site), site, sizeof site), why);
-}
-
-static int check_one(const struct shmi_block_info *bi, void *arg)
-{
-    int *bad = arg;
-    struct shmi_ublock ub;
-    char why[200];
-    if (!bi->live) return 0;
-    for (int i = 0; i < quar_len; i++)
-        if (quar[(quar_head + i) % QUAR_MAX] == bi->off) return 0;
-    shmi_ublock_of(bi, &ub);
-    if (shmi_guard_check(&ub, why, sizeof why) == 0) return 0;
-    report_damage(&ub, why);
-    (*bad)++;
-    return 0;
-}
-
-int shmi_heap_check(void)
-{
-    int bad = 0;
-    if (shmi_checks == SHMI_CHECKS_OFF) return 0;
-    shmi_alloc_foreach(shmi_g.alloc, check_one, &bad);
-    for (int i = 0; i < quar_len; i++) {
-        struct shmi_ublock ub;
-        char why[200];
-        if (poison_damage(quar[(quar_head + i) % QUAR_MAX], &ub, why, sizeof why)) {
-            report_damage(&ub, why);
-            bad++;
-        }
-    }
-    return bad;
 }
 
 int shmemx_heap_check(void)
 {
     shmi_check_running("shmemx_heap_check");
     return shmi_heap_check();
+}
+
+/* ---- calloc/align with hints ------------------------------------------------------ */
+
+void *shmemx_calloc_with_hints(size_t count, size_t size, long hints)
+{
+    static const char fn[] = "shmemx_calloc_with_hints";
+    shmi_check_running(fn);
+    if (!shmi_gpu_hinted(fn, hints)) return shmem_calloc(count, size);
+    if (count == 0 || size == 0) return NULL;
+    if (count > SIZE_MAX / size) {
+        if (shmi_g.me == 0)
+            shmi_log_warn("%s(%zu, %zu): count * size overflows size_t; returning NULL", fn,
+                          count, size);
+        return NULL;
+    }
+    return shmi_gpu_calloc(fn, count, size);
+}
+
+void *shmemx_align_with_hints(size_t alignment, size_t size, long hints)
+{
+    static const char fn[] = "shmemx_align_with_hints";
+    shmi_check_running(fn);
+    if (!shmi_gpu_hinted(fn, hints)) return shmem_align(alignment, size);
+    if (alignment == 0 || (alignment & (alignment - 1)) || alignment > SHMI_HEAP_BASE_ALIGN)
+        shmi_fatal("%s(%zu, %zu): alignment must be a power of two up to 1 GiB, e.g. 64, "
+                   "4096 or 2097152", fn, alignment, size);
+    if (size == 0) return NULL;
+    return shmi_gpu_align(fn, alignment, size);
 }

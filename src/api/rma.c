@@ -10,7 +10,7 @@
  * names), which turns the PE number into a world PE (ctx.h). */
 #include "api/ctx.h"
 
-#include "api/mem_device.h" /* GPU memory goes to the copy engines (issue 7) */
+#include "core/mem_device.h" /* GPU memory goes to the copy engines (issue 7) */
 
 #include <string.h>
 

@@ -11,7 +11,7 @@
  * UCX atomic (swap for SET, add for ADD), so the target sees the data once
  * it sees the signal. */
 #include "api/ctx.h"
-#include "api/mem_device.h" /* GPU memory goes to the copy engines (issue 7) */
+#include "core/mem_device.h" /* GPU memory goes to the copy engines (issue 7) */
 #include "transport/ucx.h"    /* SHMI_UCX_SET, _ADD */
 
 static void check_op(const char *fn, int sig_op)

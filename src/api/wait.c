@@ -16,7 +16,7 @@
  * failing yields the CPU now and then, because programs poll tests in tight
  * loops and with more PEs than cores the spinning PE would starve the one it
  * waits for.  wait_until and test on one element take a short path. */
-#include "api/mem_device.h" /* GPU memory goes to the copy engines (issue 7) */
+#include "core/mem_device.h" /* GPU memory goes to the copy engines (issue 7) */
 #include "api/ctx.h"
 
 #include <sched.h>

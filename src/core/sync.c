@@ -26,9 +26,9 @@
  * 0 cannot overwrite that buffer before everybody read it: that needs the
  * next checked collective's barrier, which waits for us.  Cost: one remote
  * read; SHMEM_CHECKS=off skips the comparison. */
-#include "api/report.h"
-#include "api/debug.h"
-#include "api/team.h"
+#include "core/hooks.h"
+#include "util/exe.h"
+#include "core/team.h"
 #include "transport/ucx.h" /* SHMI_UCX_UNTRACKED */
 
 #include <shmem.h>
@@ -416,8 +416,8 @@ static void check_sig(const struct shmem_team_s *t, const char *fn, const struct
     shmi_peer_read(fn, &c0, &shmi_g.ctl->team[t->slot].cur[t->epoch & 1], sizeof c0,
                    shmi_team_pe(t, other));
     size_t na = strlen(a), nb = strlen(b);
-    shmi_site_of_pe((uint64_t)(uintptr_t)shmi_call_site, shmi_exe_bias(), a + na, sizeof a - na);
-    shmi_site_of_pe(c0.site, c0.exe, b + nb, sizeof b - nb);
+    shmi_site_of((uint64_t)(uintptr_t)shmi_call_site, shmi_exe_bias(), a + na, sizeof a - na);
+    shmi_site_of(c0.site, c0.exe, b + nb, sizeof b - nb);
     int pe0 = shmi_team_pe(t, other);
     char who[40] = "";
     if (t != SHMEM_TEAM_WORLD) snprintf(who, sizeof who, " (rank %d of the team)", other);
@@ -447,7 +447,7 @@ static void member_call(const struct shmem_team_s *t, int k, uint64_t e, char *b
         return;
     }
     char site[240];
-    shmi_site_of_pe(c.site, c.exe, site, sizeof site);
+    shmi_site_of(c.site, c.exe, site, sizeof site);
     /* its signature of this call: the newer of the two with this op (it may
      * have published its next call's in the other buffer already) */
     struct shmi_sig sg[2];
@@ -535,7 +535,7 @@ void shmem_barrier_all(void)
 {
     shmi_check_running("shmem_barrier_all");
     SHMI_SITE();
-    shmi_report_poll();
+    shmi_poll();
     shmi_quiet();
     shmi_team_barrier_op(SHMEM_TEAM_WORLD, "shmem_barrier_all", SHMI_OP_BARRIER);
 }
@@ -544,6 +544,6 @@ void shmem_sync_all(void)
 {
     shmi_check_running("shmem_sync_all");
     SHMI_SITE();
-    shmi_report_poll();
+    shmi_poll();
     shmi_team_barrier_op(SHMEM_TEAM_WORLD, "shmem_sync_all", SHMI_OP_BARRIER);
 }

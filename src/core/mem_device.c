@@ -20,7 +20,7 @@
  * wants GPU memory (preceded by a checked SHMI_OP_GPU_INIT barrier so that a
  * PE in another collective is reported, not deadlocked).  A program without
  * GPU code never loads the CUDA driver. */
-#include "api/mem_device.h"
+#include "core/mem_device.h"
 #include "heap/mkind_cuda.h"
 #include "transport/cuda.h"
 #include "util/err.h"
@@ -346,33 +346,4 @@ void *shmi_gpu_ptr(const char *fn, const void *a, size_t n, int pe)
                    n - (gpu.user_size - off), (void *)gpu.seg.base,
                    (void *)(gpu.seg.base + gpu.user_size));
     return shmi_cuda_seg_peer(&gpu.seg, a, pe);
-}
-
-/* ---- calloc/align with hints ------------------------------------------------------ */
-
-void *shmemx_calloc_with_hints(size_t count, size_t size, long hints)
-{
-    static const char fn[] = "shmemx_calloc_with_hints";
-    shmi_check_running(fn);
-    if (!shmi_gpu_hinted(fn, hints)) return shmem_calloc(count, size);
-    if (count == 0 || size == 0) return NULL;
-    if (count > SIZE_MAX / size) {
-        if (shmi_g.me == 0)
-            shmi_log_warn("%s(%zu, %zu): count * size overflows size_t; returning NULL", fn,
-                          count, size);
-        return NULL;
-    }
-    return shmi_gpu_calloc(fn, count, size);
-}
-
-void *shmemx_align_with_hints(size_t alignment, size_t size, long hints)
-{
-    static const char fn[] = "shmemx_align_with_hints";
-    shmi_check_running(fn);
-    if (!shmi_gpu_hinted(fn, hints)) return shmem_align(alignment, size);
-    if (alignment == 0 || (alignment & (alignment - 1)) || alignment > SHMI_HEAP_BASE_ALIGN)
-        shmi_fatal("%s(%zu, %zu): alignment must be a power of two up to 1 GiB, e.g. 64, "
-                   "4096 or 2097152", fn, alignment, size);
-    if (size == 0) return NULL;
-    return shmi_gpu_align(fn, alignment, size);
 }

@@ -12,8 +12,8 @@
  * and shmi_peer_write (coll.c, reduce.c, team.c).  Not routed yet (refused
  * with one line, or listed in docs/cluster.md): locks on a lock word whose
  * queue lives on another node, GPU memory, shmem_ptr (NULL for remote PEs). */
-#include "api/state.h"
-#include "api/team.h"
+#include "core/state.h"
+#include "core/team.h"
 #include "transport/ucx.h"
 
 #include <string.h>

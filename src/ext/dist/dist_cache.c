@@ -14,8 +14,8 @@
  * is the synchronization most programs use between a write phase and a read
  * phase.  Programs that synchronize otherwise (wait_until, signals) use
  * SHMEMX_CACHE_MANUAL and invalidate/refresh themselves. */
-#include "api/dist_impl.h"
-#include "api/team.h"
+#include "ext/dist/dist_impl.h"
+#include "core/team.h"
 
 #include <stdlib.h>
 #include <string.h>

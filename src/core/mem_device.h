@@ -11,7 +11,7 @@
 #ifndef SHMI_MEM_DEVICE_H
 #define SHMI_MEM_DEVICE_H
 
-#include "api/state.h"
+#include "core/state.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -55,6 +55,9 @@ void *shmi_gpu_ptr(const char *fn, const void *a, size_t n, int pe);
  * Called by rma.c / coll.c when dest or source is GPU memory; complete (and
  * visible to every PE) on return.  Either side may be host memory (a
  * broadcast's copy is shmi_gpu_get from the root). pe is a world PE. */
+/* Translate one side of a transfer: peer pe's copy of GPU or host symmetric
+ * address a (checked), as a pointer the copy engines can use. */
+void *shmi_sym_any(const char *fn, const char *what, const void *a, size_t n, int pe);
 void shmi_gpu_put(const char *fn, void *dest, const void *src, size_t n, int pe);
 void shmi_gpu_get(const char *fn, void *dest, const void *src, size_t n, int pe);
 /* Block-strided: block b of width bytes goes from src + b*sstep to

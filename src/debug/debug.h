@@ -13,10 +13,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/hooks.h" /* shmi_checks, SHMI_SITE */
 #include "heap/alloc.h"
 
-enum shmi_check_level { SHMI_CHECKS_OFF = 0, SHMI_CHECKS_CHEAP = 1, SHMI_CHECKS_FULL = 2 };
-extern int shmi_checks; /* from SHMEM_CHECKS */
 
 #define SHMI_GUARD 32            /* back guard, and front guard for align <= 32 */
 #define SHMI_GUARD_BYTE 0xfd     /* guard zone filling */
@@ -31,14 +30,6 @@ const char *shmi_site_op(uint32_t id);
 /* "file.c:12 (main)" when debug info and addr2line are there, else
  * "main+0x1c (prog)" from dladdr, else the raw address.  Slow: for reports. */
 char *shmi_site_describe(void *ret, char *buf, size_t len);
-#define SHMI_CALLER() __builtin_return_address(0)
-/* The program's call site of the collective this thread is entering: public
- * collective entry points set it (SHMI_SITE()), the barrier publishes it, and
- * mismatch messages name it for every PE. */
-extern __thread void *shmi_call_site;
-#define SHMI_SITE() (shmi_call_site = SHMI_CALLER())
-/* Load bias of the main executable (0 for a non-PIE one). */
-uintptr_t shmi_exe_bias(void);
 /* " at file.c:12 (main)" for a call site that a PE whose executable has load
  * bias exe published; "" when it cannot be told (0, or not in the program).
  * Slow: for error messages. */
@@ -89,10 +80,24 @@ void shmi_selftest_summary(void);
 void shmi_mem_check_span(const char *fn, const char *what, const void *p, size_t n,
                          const char *hint);
 
-/* Blocks that a module above the heap manages (e.g. lazy arrays, dist_lazy.c)
- * and that shmem_free/shmem_realloc must refuse: the module sets this hook,
- * which stops the program with a message naming the right call when ptr is
- * one of them.  NULL (the default) costs one load per free. */
-extern void (*shmi_free_hook)(const char *fn, const void *ptr);
+/* ---- Releasing blocks, quarantine (quarantine.c) ------------------------ */
+/* Give a freed block back: at once, or (SHMEM_CHECKS=full) poisoned into the
+ * quarantine, whose oldest block is then checked and released. */
+void shmi_block_release(const char *fn, const struct shmi_ublock *ub);
+/* Release every quarantined block (checking its poison); how many. */
+size_t shmi_quar_flush(const char *fn);
+/* Heap offset off lies in a quarantined (freed) block: a double free. */
+int shmi_quar_covers(size_t off);
+/* A quarantined block is free as far as the user knows (reports, heap info). */
+int shmi_mem_quarantined(size_t off);
+void shmi_quar_stats(size_t *bytes, size_t *blocks);
+/* The last shmem_finalize drops the allocator: forget the quarantine. */
+void shmi_mem_fini(void);
+/* Stop: "fn: the block at p (n bytes, from shmem_malloc at f.c:3) was why". */
+_Noreturn void shmi_block_damaged(const char *fn, const struct shmi_ublock *ub, const char *why);
+
+/* Fill core's hooks (core/hooks.h) with this layer's checks and reports;
+ * shmem_init calls it once SHMEM_CHECKS is known. */
+void shmi_debug_install(void);
 
 #endif

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "bootstrap/boot.h"
+#include "core/hooks.h"
 #include "heap/alloc.h"
 #include "heap/heap.h"
 #include "transport/tp.h"
@@ -191,8 +192,5 @@ void shmi_barrier(void);
 void shmi_barrier_checked(const char *fn, enum shmi_coll_op op, uint64_t a0, uint64_t a1,
                           uint64_t a2);
 void shmi_quiet(void);
-/* Forget mem.c's per-heap state (the SHMEM_CHECKS=full quarantine); called by
- * the last shmem_finalize before the allocator goes (mem.c). */
-void shmi_mem_fini(void);
 
 #endif

@@ -19,8 +19,8 @@
  *   5. wait for every neighbour's done, so on return I may overwrite my block.
  * Flags are per direction, so two directions may name the same PE (periodic
  * with 1 or 2 PEs along a dimension), and epochs only grow (no reset). */
-#include "api/dist_impl.h"
-#include "api/state.h"
+#include "ext/dist/dist_impl.h"
+#include "core/state.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -12,8 +12,8 @@
  * unused.  BLOCK follows examples/block_distribution.c: the first n % npes
  * PEs own one extra element.  USER maps cost 20 bytes per element on every
  * PE (owner, local index and each PE's global index list): O(1) lookups. */
-#include "api/dist_impl.h"
-#include "api/state.h"
+#include "ext/dist/dist_impl.h"
+#include "core/state.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -12,8 +12,8 @@
  * owner, which on one node is as fast as a tree): parts have different sizes
  * and, for cyclic layouts, interleave, which shmem_fcollect cannot express;
  * shmem_collectmem could replace it for BLOCK. */
-#include "api/dist_impl.h"
-#include "api/state.h"
+#include "ext/dist/dist_impl.h"
+#include "core/state.h"
 
 #include <string.h>
 

@@ -1,6 +1,7 @@
 /* pshmem_build.h - the profiling interface's two names, made while the API is
- * compiled: src/api/CMakeLists.txt force-includes this header into every
- * source of src/api (-include), so no source names it.
+ * compiled: cmake/Layers.cmake force-includes this header into every source
+ * of the layers that define public routines (core and above), so no source
+ * names it.
  *
  * For every routine X of SHMI_PSHMEM_NAMES (include/pshmem.h, generated from
  * the prototypes of shmem.h and shmemx.h):

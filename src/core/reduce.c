@@ -33,9 +33,9 @@
  * Integer sums and products are computed in an unsigned type at least as
  * wide as unsigned int: they wrap around instead of overflowing (undefined
  * behaviour for signed types, and for small types promoted to int). */
-#include "api/debug.h"
-#include "api/reduce_ops.h" /* SHMI_ARITH, SHMI_EXPR_<op> */
-#include "api/team.h"
+#include "core/hooks.h"
+#include "core/reduce_ops.h" /* SHMI_ARITH, SHMI_EXPR_<op> */
+#include "core/team.h"
 
 #include <shmem.h>
 
@@ -176,8 +176,8 @@ static int reduce(const char *fn, shmem_team_t team, void *dest, const void *sou
     if (n) {
         shmi_sym(fn, "dest", dest, n, shmi_g.me);
         shmi_sym(fn, "source", source, n, shmi_g.me);
-        shmi_mem_check_span(fn, "dest", dest, n, NULL);
-        shmi_mem_check_span(fn, "source", source, n, NULL);
+        shmi_check_span(fn, "dest", dest, n, NULL);
+        shmi_check_span(fn, "source", source, n, NULL);
         uintptr_t d = (uintptr_t)dest, s = (uintptr_t)source;
         if (shmi_checks != SHMI_CHECKS_OFF && d != s && d < s + n && s < d + n)
             shmi_fatal("%s: dest=%p and source=%p overlap by part of their %zu bytes: pass the "

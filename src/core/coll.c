@@ -42,9 +42,9 @@
  * ours); blocking gets have their data on return, so the barriers above
  * keep their meaning.  One test of t->net per collective (per block) keeps
  * the one-node path as it was. */
-#include "api/mem_device.h" /* GPU memory goes to the copy engines (issue 7) */
-#include "api/debug.h"
-#include "api/team.h"
+#include "core/mem_device.h" /* GPU memory goes to the copy engines (issue 7) */
+#include "core/hooks.h"
+#include "core/team.h"
 #include "transport/ucx.h" /* SHMI_UCX_UNTRACKED */
 
 #include <shmem.h>
@@ -74,9 +74,9 @@ static void no_overlap(const char *fn, const void *dest, size_t dn, const void *
     uintptr_t d = (uintptr_t)dest, s = (uintptr_t)source;
     char hint[96];
     snprintf(hint, sizeof hint, ": allocate at least %zu bytes for dest", dn);
-    shmi_mem_check_span(fn, "dest", dest, dn, hint);
+    shmi_check_span(fn, "dest", dest, dn, hint);
     snprintf(hint, sizeof hint, ": source must hold %zu bytes", sn);
-    shmi_mem_check_span(fn, "source", source, sn, hint);
+    shmi_check_span(fn, "source", source, sn, hint);
     if (shmi_checks != SHMI_CHECKS_OFF && dn && sn && d < s + sn && s < d + dn)
         shmi_fatal("%s: dest=%p (%zu bytes) and source=%p (%zu bytes) overlap: this collective "
                    "needs separate buffers", fn, dest, dn, source, sn);
@@ -163,8 +163,8 @@ static int broadcast(const char *fn, shmem_team_t team, void *dest, const void *
     if (gpu && t->net)
         shmi_fatal("%s: GPU memory across nodes is not supported yet: its team has PEs on more "
                    "than one node; broadcast host memory, or within a node's PEs", fn);
-    if (d) shmi_mem_check_span(fn, "dest", dest, n, NULL);
-    if (s) shmi_mem_check_span(fn, "source", source, n, NULL);
+    if (d) shmi_check_span(fn, "dest", dest, n, NULL);
+    if (s) shmi_check_span(fn, "source", source, n, NULL);
     int small = !gpu && n <= SHMI_STAGE_BYTES;
     if (small && t->rank == root) memcpy(shmi_team_stage_next(t), source, n);
     uint64_t seq = shmi_team_enter(t, fn, SHMI_OP_BROADCAST, n, (uint64_t)root << 8 | elem,

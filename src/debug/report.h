@@ -15,9 +15,8 @@
  *
  * Blocks in the SHMEM_CHECKS=full quarantine (freed, poisoned, not yet
  * reusable) are shown as free ranges, as shmemx_heap_info counts them, and
- * are never leaks: mem.c tells which with shmi_mem_quarantined(off) (1 when
- * the live allocator block at off is quarantined), declared weak in report.c
- * so that nothing breaks before mem.c defines it.  Blocks from an interned
+ * are never leaks: quarantine.c tells which with shmi_mem_quarantined(off)
+ * (1 when the live allocator block at off is quarantined).  Blocks from an interned
  * site whose operation name starts with "shmi_" are the library's own, not
  * the program's: they are drawn but never reported as leaks. */
 #ifndef SHMI_REPORT_H
@@ -54,13 +53,8 @@ void shmi_report_fini(void);
  * in one line on stderr.  The fast path is one relaxed load: call it at every
  * collective's entry (allocation calls, barrier_all, sync_all, broadcast ...),
  * and in waits only when no other thread may allocate at the same time. */
-extern atomic_int shmi_report_pending;
-void shmi_report_poll_slow(void);
-static inline void shmi_report_poll(void)
-{
-    if (__builtin_expect(atomic_load_explicit(&shmi_report_pending, memory_order_relaxed), 0))
-        shmi_report_poll_slow();
-}
+void shmi_report_poll_slow(void); /* installed as core's poll hook (core/hooks.h) */
+#define shmi_report_poll shmi_poll
 
 /* ---- Module internals (report.c <-> report_html.c) ---------------------- */
 

@@ -21,8 +21,8 @@
  * in flight), then the slot is cleared and freed locally.  A new team can
  * reuse it only through a later split, which every member enters after that
  * clearing: the fresh team's epochs start at zero again. */
-#include "api/debug.h" /* SHMI_SITE */
-#include "api/team.h"
+#include "core/hooks.h"
+#include "core/team.h"
 
 #include <stdio.h>
 #include <string.h>

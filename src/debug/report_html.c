@@ -12,7 +12,7 @@
  * adjacent small pieces of any kind into hatched "mixed" shapes; the page says
  * so and each shape's tooltip gives what it holds.  A second bar shows the
  * occupied range to scale, one pixel column = the same number of bytes. */
-#include "api/report.h"
+#include "debug/report.h"
 #include "util/log.h"
 
 #include <errno.h>

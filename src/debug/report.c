@@ -10,9 +10,9 @@
  *
  * Call sites are described (file:line through addr2line, which is slow) once
  * per site and cached for the life of the process, never once per block. */
-#include "api/report.h"
-#include "api/debug.h"
-#include "api/state.h"
+#include "debug/report.h"
+#include "debug/debug.h"
+#include "core/state.h"
 #include "util/err.h"
 
 #include <shmem.h>
@@ -28,7 +28,6 @@
 /* Quarantine of SHMEM_CHECKS=full (mem.c): 1 when the live allocator block at
  * off is a freed block waiting there.  Weak so that this file links before
  * mem.c provides it; without it no block counts as quarantined. */
-int shmi_mem_quarantined(size_t off) __attribute__((weak));
 
 #define DEFAULT_PREFIX "symheap-heap"
 
@@ -187,7 +186,7 @@ static int visit(const struct shmi_block_info *bi, void *arg)
     }
     struct shmi_rep_seg *s = &r->seg[r->nseg];
     *s = (struct shmi_rep_seg){ .off = bi->off, .span = bi->span, .site = SHMI_REP_FREE };
-    if (bi->live && shmi_mem_quarantined && shmi_mem_quarantined(bi->off)) {
+    if (bi->live && shmi_mem_quarantined(bi->off)) {
         s->site = SHMI_REP_QUAR;
         r->quar_blocks++;
         r->quar_bytes += bi->span;
@@ -484,7 +483,6 @@ void shmi_report_leaks(void)
 
 /* The handler only stores to a lock-free atomic: async-signal-safe. */
 _Static_assert(ATOMIC_INT_LOCK_FREE == 2, "the SIGUSR1 flag must be lock-free");
-atomic_int shmi_report_pending;
 static struct sigaction usr1_old;
 static int usr1_installed;
 static unsigned sig_reports;
@@ -492,7 +490,7 @@ static unsigned sig_reports;
 static void on_usr1(int sig)
 {
     (void)sig;
-    atomic_store_explicit(&shmi_report_pending, 1, memory_order_relaxed);
+    atomic_store_explicit(&shmi_poll_pending, 1, memory_order_relaxed);
 }
 
 void shmi_report_install_signal(void)
@@ -524,7 +522,7 @@ static void remove_signal(void)
 void shmi_report_poll_slow(void)
 {
     char prefix[4096];
-    if (!atomic_exchange(&shmi_report_pending, 0) || !shmi_g.alloc) return;
+    if (!atomic_exchange(&shmi_poll_pending, 0) || !shmi_g.alloc) return;
     snprintf(prefix, sizeof prefix, "%s.sig%u", default_prefix(), ++sig_reports);
     if (shmi_report_write(prefix) == 0)
         shmi_log_info("heap report (SIGUSR1): %s.%d.html and .txt", prefix, shmi_g.me);
@@ -534,7 +532,7 @@ void shmi_report_fini(void)
 {
     const char *p = shmi_g.env.HEAP_REPORT;
     remove_signal();
-    atomic_store(&shmi_report_pending, 0);
+    atomic_store(&shmi_poll_pending, 0);
     if (p && *p && shmi_report_write(p) == 0 && shmi_g.me == 0)
         shmi_log_info("heap report: %s.<pe>.html and .txt, one per PE", p);
     shmi_report_leaks();

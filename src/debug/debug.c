@@ -1,13 +1,14 @@
 /* debug.c - call sites, guard zones and address origins (see debug.h). */
-#include "api/debug.h"
-#include "api/state.h"
+#include "debug/debug.h"
+#include "core/state.h"
+#include "debug/report.h" /* shmi_report_poll_slow */
+#include "util/err.h"
+#include "util/exe.h"
 
 #include <dlfcn.h>
 #include <link.h>
 #include <stdio.h>
 #include <string.h>
-
-int shmi_checks = SHMI_CHECKS_CHEAP;
 
 /* ---- Call sites --------------------------------------------------------- */
 
@@ -80,36 +81,6 @@ char *shmi_site_describe(void *ret, char *buf, size_t len)
     return buf;
 }
 
-__thread void *shmi_call_site;
-
-/* The executable: load bias and the address range of its loaded segments. */
-static struct { uintptr_t bias, lo, hi; int known; } exe;
-
-static int first_object(struct dl_phdr_info *info, size_t size, void *arg)
-{
-    (void)size;
-    (void)arg;
-    exe.bias = (uintptr_t)info->dlpi_addr;
-    exe.lo = UINTPTR_MAX;
-    for (int i = 0; i < info->dlpi_phnum; i++) {
-        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-        if (ph->p_type != PT_LOAD) continue;
-        uintptr_t a = exe.bias + ph->p_vaddr, b = a + ph->p_memsz;
-        if (a < exe.lo) exe.lo = a;
-        if (b > exe.hi) exe.hi = b;
-    }
-    return 1; /* the first object is the executable */
-}
-
-uintptr_t shmi_exe_bias(void)
-{
-    if (!__atomic_load_n(&exe.known, __ATOMIC_ACQUIRE)) {
-        dl_iterate_phdr(first_object, NULL);
-        __atomic_store_n(&exe.known, 1, __ATOMIC_RELEASE);
-    }
-    return exe.bias;
-}
-
 char *shmi_site_of_pe(uint64_t site, uint64_t bias, char *buf, size_t len)
 {
     buf[0] = 0;
@@ -118,7 +89,7 @@ char *shmi_site_of_pe(uint64_t site, uint64_t bias, char *buf, size_t len)
      * PEs without address randomization): the address is ours too.  Else
      * move it from that PE's executable to ours, if it lies in it. */
     uintptr_t mine = shmi_exe_bias(), ret = (uintptr_t)(site - bias + mine);
-    if (bias != mine && (ret < exe.lo || ret >= exe.hi)) return buf;
+    if (bias != mine && !shmi_exe_contains(ret)) return buf;
     static uintptr_t last;      /* one site resolved again and again: PEs 1-63 */
     static char where[200];
     if (ret != last) {
@@ -290,4 +261,36 @@ void shmi_selftest_block(const char *fn, char *user, size_t size, int zeroed)
     memset(user, 0, k);
     if (shmi_heap_check() != 0) selftest_fail(fn, user, "guard zones damaged (see above)", me);
     shmi_barrier();
+}
+
+/* SHMEM_CHECKS cheap or full: see debug.h. */
+void shmi_mem_check_span(const char *fn, const char *what, const void *p, size_t n,
+                         const char *hint)
+{
+    uintptr_t x = (uintptr_t)p, base = (uintptr_t)shmi_g.user_base;
+    struct shmi_block_info bi;
+    if (shmi_checks == SHMI_CHECKS_OFF || n == 0 || x - base >= shmi_g.user_size ||
+        shmi_alloc_find(shmi_g.alloc, x - base, &bi) != SHMI_OK)
+        return;
+    struct shmi_ublock ub;
+    shmi_ublock_of(&bi, &ub);
+    uintptr_t u = (uintptr_t)ub.user;
+    if (bi.live && x >= u && x - u <= ub.size && n <= ub.size - (x - u)) return;
+    char site[256];
+    if (!bi.live)
+        shmi_fatal("%s: %s=%p (%zu bytes) is not in a live block of the symmetric heap: it "
+                   "is free or freed memory%s", fn, what, p, n, hint ? hint : "");
+    shmi_fatal("%s: %s=%p needs %zu bytes, but the block it is in (at %p, %zu bytes, from %s "
+               "at %s) %s%s", fn, what, p, n, (void *)ub.user, ub.size, shmi_site_op(ub.site),
+               shmi_site_describe(shmi_site_ret(ub.site), site, sizeof site),
+               x < u ? "starts after it" : "is too small: the range runs past its end",
+               hint ? hint : "");
+}
+
+void shmi_debug_install(void)
+{
+    shmi_hooks.check_span = shmi_mem_check_span;
+    shmi_hooks.site_of_pe = shmi_site_of_pe;
+    shmi_hooks.addr_origin = shmi_addr_origin;
+    shmi_hooks.poll = shmi_report_poll_slow;
 }

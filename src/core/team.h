@@ -29,7 +29,7 @@
 #ifndef SHMI_TEAM_H
 #define SHMI_TEAM_H
 
-#include "api/state.h"
+#include "core/state.h"
 
 #include <shmem.h>
 

@@ -8,7 +8,7 @@
  * glance -- and, with SHMEM_WATCHDOG_ABORT=1, ends the job with status 124.
  * Nothing of this runs on the fast path: waits that never sleep never call
  * the hook. */
-#include "api/state.h"
+#include "core/state.h"
 
 #include <shmem.h>
 
@@ -18,7 +18,6 @@
 #include <string.h>
 #include <time.h>
 
-_Thread_local const struct shmi_wait_desc *shmi_wait_cur;
 static _Thread_local int reported;
 
 static double now_s(void)

@@ -19,8 +19,8 @@
  * node only: the metadata is walked with loads and stores through shmem_ptr.
  * First fit, split, coalesce on free: O(free blocks), fine for placement
  * decisions (not a general-purpose malloc). */
-#include "api/dist_impl.h"
-#include "api/state.h"
+#include "ext/dist/dist_impl.h"
+#include "core/state.h"
 
 #include <sched.h>
 #include <stdlib.h>

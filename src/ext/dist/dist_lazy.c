@@ -40,9 +40,8 @@
  * SIGSEGV.  userfaultfd was not chosen: on memfd memory a peer's plain load
  * of a hole would populate it with zeros without any fault on the owner, and
  * unprivileged userfaultfd is often disabled. */
-#include "api/debug.h" /* shmi_free_hook */
-#include "api/dist_impl.h"
-#include "api/state.h"
+#include "ext/dist/dist_impl.h"
+#include "core/state.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -265,7 +264,7 @@ static struct shmi_lazy *reg_find(const void *a, size_t n)
 }
 
 /* shmem_free/shmem_realloc on a lazy array would leave its views and handler
- * behind: refuse, naming the call that frees it (installed as shmi_free_hook). */
+ * behind: refuse, naming the call that frees it (installed as core's free_check hook). */
 static void refuse_free(const char *fn, const void *ptr)
 {
     struct shmi_lazy *lz = reg_find(ptr, 0);
@@ -380,7 +379,7 @@ void *shmi_lazy_create(const char *fn, size_t nelems, size_t elem, size_t block_
     if (madvise(lz->base, lz->len, MADV_REMOVE) != 0) memset(lz->base, 0, lz->len);
     map_views(fn, lz);
     reg_add(fn, lz);
-    shmi_free_hook = refuse_free;
+    shmi_hooks.free_check = refuse_free;
     protect_views(fn, lz, PROT_NONE);
     /* No PE may fill a peer's block before that peer dropped its pages. */
     shmem_barrier_all();
