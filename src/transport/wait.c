@@ -24,7 +24,7 @@
  * (docs/performance.md): one-way latency with 4 PEs 1.96 -> 0.15 us, with 8
  * PEs 1.87 -> 0.16 us; calm spins in the 8-PE barrier cost 3.4 -> 6.0 us, hence
  * shmi_wait_many. */
-#include "transport/tp.h"
+#include "transport/wait.h"
 
 #include <limits.h>
 #include <linux/futex.h>
