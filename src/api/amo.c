@@ -4,51 +4,40 @@
  * operation on 4- and 8-byte values; typed bodies move their value's bits in
  * and out (float and double too).  A _nbi fetching AMO is the blocking one
  * storing its result into *fetch: it is complete when it returns, which
- * satisfies "complete at the next quiet".  A PE on another node gets the same
- * operations as UCX atomics (net.c): atomic with the CPU atomics of the PEs
- * of its node, as the target applies them with CPU atomics too. */
+ * satisfies "complete at the next quiet".  A PE reached through a transport
+ * (tp.h; another node) gets the same operations as its atomics (UCX's):
+ * atomic with the CPU atomics of the PEs of its node, as the target applies
+ * them with CPU atomics too.  GPU memory: refused by the copy-engine row. */
 #include "api/ctx.h"
-#include "core/mem_device.h" /* GPU memory goes to the copy engines (issue 7) */
-#include "transport/ucx.h"    /* enum shmi_ucx_amo */
+#include "core/mem_device.h" /* shmi_sym_any */
 
 #include <string.h>
 
-enum amo_op { AMO_FETCH, AMO_SET, AMO_SWAP, AMO_CSWAP, AMO_ADD, AMO_AND, AMO_OR, AMO_XOR };
-_Static_assert((int)AMO_XOR == (int)SHMI_UCX_XOR && (int)AMO_CSWAP == (int)SHMI_UCX_CSWAP,
-               "amo.c's operations are numbered as ucx.h's");
+enum amo_op { AMO_FETCH = SHMI_AMO_FETCH, AMO_SET = SHMI_AMO_SET, AMO_SWAP = SHMI_AMO_SWAP,
+              AMO_CSWAP = SHMI_AMO_CSWAP, AMO_ADD = SHMI_AMO_ADD, AMO_AND = SHMI_AMO_AND,
+              AMO_OR = SHMI_AMO_OR, AMO_XOR = SHMI_AMO_XOR };
 
-#define AMO_APPLY(W)                                                                      \
-    static uint64_t amo##W(uint##W##_t *p, enum amo_op op, uint##W##_t v, uint##W##_t c)  \
-    {                                                                                     \
-        switch (op) {                                                                     \
-        case AMO_FETCH: return __atomic_load_n(p, __ATOMIC_SEQ_CST);                      \
-        case AMO_SET: __atomic_store_n(p, v, __ATOMIC_SEQ_CST); return 0;                 \
-        case AMO_SWAP: return __atomic_exchange_n(p, v, __ATOMIC_SEQ_CST);                \
-        case AMO_CSWAP:                                                                   \
-            __atomic_compare_exchange_n(p, &c, v, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); \
-            return c;                                                                     \
-        case AMO_ADD: return __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST);                  \
-        case AMO_AND: return __atomic_fetch_and(p, v, __ATOMIC_SEQ_CST);                  \
-        case AMO_OR: return __atomic_fetch_or(p, v, __ATOMIC_SEQ_CST);                    \
-        default: return __atomic_fetch_xor(p, v, __ATOMIC_SEQ_CST);                       \
-        }                                                                                 \
-    }
-AMO_APPLY(32)
-AMO_APPLY(64)
+static void check_aligned(const char *fn, const void *dest, size_t size, int pe)
+{
+    if ((uintptr_t)dest % size)
+        shmi_fatal("%s: dest=%p is not aligned to its %zu-byte type (pe=%d)", fn, dest, size, pe);
+}
 
 static uint64_t shmi_amo(const char *fn, shmem_ctx_t ctx, const void *dest, size_t size,
                          enum amo_op op, uint64_t v, uint64_t c, int pe)
 {
     int wpe = shmi_ctx_pe(fn, ctx, pe);
-    if (shmi_gpu_has(dest)) shmi_gpu_refuse(fn, "dest", dest);
-    void *p = shmi_sym(fn, "dest", dest, size, wpe);
-    if ((uintptr_t)dest % size)
-        shmi_fatal("%s: dest=%p is not aligned to its %zu-byte type (pe=%d)", fn, dest, size, pe);
-    if (shmi_tp_remote(&shmi_g.tp, wpe)) /* another node: UCX atomics (net.c) */
-        return shmi_net_amo(fn, (void *)dest, size, op, v, c, wpe);
-    uint64_t old = size == 4 ? amo32(p, op, (uint32_t)v, (uint32_t)c) : amo64(p, op, v, c);
-    if (op != AMO_FETCH) shmi_ring_after_sc(&shmi_ctl_of(wpe)->bell); /* amo32/64 are seq_cst */
-    return old;
+    const struct shmi_tp_ops *via = shmi_tp_route(&shmi_g.tp, dest, NULL, wpe);
+    if (SHMI_TP_DIRECT(via)) {
+        void *p = shmi_sym(fn, "dest", dest, size, wpe);
+        check_aligned(fn, dest, size, pe);
+        uint64_t old = shmi_tp_atomic(p, size, (enum shmi_amo_op)op, v, c);
+        if (op != AMO_FETCH) shmi_ring_after_sc(shmi_tp_bell(&shmi_g.tp, wpe)); /* seq_cst */
+        return old;
+    }
+    shmi_sym_any(fn, "dest", dest, size, wpe);
+    check_aligned(fn, dest, size, pe);
+    return shmi_peer_amo(fn, "dest", via, (void *)dest, size, (enum shmi_amo_op)op, v, c, wpe);
 }
 
 static inline uint64_t bits_in(const void *v, size_t size)

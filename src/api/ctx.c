@@ -179,11 +179,7 @@ void shmem_ctx_quiet(shmem_ctx_t ctx)
 
 void shmem_ctx_fence(shmem_ctx_t ctx)
 {
-    /* Stores to one PE are already ordered (TSO / release in puts). */
-    if (ctx_live(__func__, ctx)) {
-        __atomic_thread_fence(__ATOMIC_RELEASE);
-        if (SHMI_NET) shmi_net_fence(); /* PEs on other nodes (issue 9) */
-    }
+    if (ctx_live(__func__, ctx)) shmi_fence();
 }
 
 static void pe_quiet(const char *fn, shmem_ctx_t ctx, const int *target_pes, size_t npes)

@@ -62,10 +62,13 @@ static inline int shmi_ctx_pe(const char *fn, shmem_ctx_t ctx, int pe)
 #define SHMI_SIGNED(T) (!((T)-1 > (T)0))
 #define SHMI_BITS(T, v) (SHMI_SIGNED(T) ? (uint64_t)(int64_t)(v) : (uint64_t)(v))
 
-/* rma.c: copy nelems*elem bytes from local src into world PE wpe's copy of
- * symmetric dest (checked); rings no doorbell.  Returns the byte count. */
-size_t shmi_put_raw(const char *fn, void *dest, const void *src, size_t nelems, size_t elem,
-                    int wpe);
+/* rma.c: n bytes (> 0) from local src into world PE wpe's copy of symmetric
+ * dest (checked), by its route (tp.h); mode: enum shmi_tp_mode; ring: ring
+ * a mapped peer's doorbell (0 when the caller rings it after more). */
+void shmi_put_bytes(const char *fn, void *dest, const void *src, size_t n, int wpe, int mode,
+                    int ring);
+/* nelems * elem, or a fatal message naming fn when it overflows size_t. */
+size_t shmi_bytes(const char *fn, size_t nelems, size_t elem);
 
 /* wait.c: block until our *ivar (size 1/2/4/8, symmetric) satisfies cmp
  * against value (bits as SHMI_BITS gives them); returns the value seen. */

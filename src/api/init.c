@@ -144,7 +144,7 @@ static void implicit_finalize(int status, void *arg)
     }
     if (shmi_g.phase == SHMI_FINALIZED) {
         shmi_log_set_abort_hook(NULL);
-        if (shmi_g.tp.remote) shmi_tp_fini(&shmi_g.tp); /* UCX: flush, disconnect */
+        shmi_tp_fini(&shmi_g.tp); /* network transports: flush, disconnect */
         shmi_boot_fini(&shmi_g.boot);
     }
 }
@@ -243,10 +243,10 @@ void shmem_finalize(void)
         shmi_fatal("shmem_finalize: %d block%s of the symmetric heap %s damaged (see above): "
                    "fix the out-of-bounds writes", bad, bad > 1 ? "s" : "", bad > 1 ? "were" : "was");
     shmi_barrier_checked("shmem_finalize", SHMI_OP_FINALIZE, 0, 0, 0);
-    /* Across nodes, members read team rank 0's signature over the network
-     * after the barrier: one more, so no PE disconnects (at exit) while
+    /* Members may read team rank 0's signature after the barrier, across
+     * nodes over the network: one more, so no PE disconnects (at exit) while
      * another still reads from it (issue 9). */
-    if (SHMI_NET) shmi_barrier();
+    shmi_barrier();
     shmi_report_fini(); /* SHMEM_HEAP_REPORT, then the leak report */
     shmi_selftest_summary();
     depth = 0;

@@ -21,7 +21,7 @@
  * it, and a lock word that was not 0 before first use.  Only this PE and its
  * successor write its node, and the successor only while we are queued. */
 #include "api/ctx.h"
-#include "transport/ucx.h" /* the atomic ops, local or not */
+#include "core/mem_device.h" /* shmi_sym_any */
 
 #define NEXT_MASK 0x3fffffffu
 #define GRANTED 0x40000000u
@@ -60,23 +60,26 @@ static uint32_t *word_of(const char *fn, long *lock, int i, int pe)
 }
 
 /* One atomic on word i of PE pe's copy: a CPU atomic through the mapping, or
- * on another node (issue 9) a UCX atomic, which the target's progress thread
- * follows with a ring of its doorbell.  Returns the old value (op: swap, or,
- * or cswap of v for c); the local orders are those the header states. */
-static uint32_t lock_amo(const char *fn, long *lock, int i, int pe, int op, uint32_t v,
-                         uint32_t c)
+ * by another route (tp.h; another node, issue 9) the transport's atomic,
+ * which the target's progress thread follows with a ring of its doorbell.
+ * Returns the old value (op: swap, or, or cswap of v for c); the local
+ * orders are those the header states. */
+static uint32_t lock_amo(const char *fn, long *lock, int i, int pe, enum shmi_amo_op op,
+                         uint32_t v, uint32_t c)
 {
-    if (shmi_tp_remote(&shmi_g.tp, pe)) {
-        shmi_sym(fn, "lock", lock, sizeof *lock, pe); /* checked like the local path */
-        return (uint32_t)shmi_net_amo(fn, (uint32_t *)lock + i, sizeof(uint32_t), op, v, c, pe);
+    const struct shmi_tp_ops *via = shmi_tp_route(&shmi_g.tp, lock, NULL, pe);
+    if (!SHMI_TP_DIRECT(via)) {
+        shmi_sym_any(fn, "lock", lock, sizeof *lock, pe); /* checked like the local path */
+        return (uint32_t)shmi_peer_amo(fn, "lock", via, (uint32_t *)lock + i, sizeof(uint32_t),
+                                       op, v, c, pe);
     }
     uint32_t *w = word_of(fn, lock, i, pe), old = c;
     switch (op) {
-    case SHMI_UCX_SWAP: old = __atomic_exchange_n(w, v, __ATOMIC_ACQ_REL); break;
-    case SHMI_UCX_OR: old = __atomic_fetch_or(w, v, __ATOMIC_RELEASE); break;
+    case SHMI_AMO_SWAP: old = __atomic_exchange_n(w, v, __ATOMIC_ACQ_REL); break;
+    case SHMI_AMO_OR: old = __atomic_fetch_or(w, v, __ATOMIC_RELEASE); break;
     default: __atomic_compare_exchange_n(w, &old, v, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
     }
-    if (pe != shmi_g.me && op == SHMI_UCX_OR) shmi_ring(&shmi_ctl_of(pe)->bell);
+    if (pe != shmi_g.me && op == SHMI_AMO_OR) shmi_ring(shmi_tp_bell(&shmi_g.tp, pe));
     return old;
 }
 
@@ -104,12 +107,12 @@ void shmem_set_lock(long *lock)
 {
     uint32_t *mine = idle_node(__func__, lock), me1 = (uint32_t)shmi_g.me + 1;
     __atomic_store_n(mine, QUEUED, __ATOMIC_RELAXED);
-    uint32_t prev = lock_amo(__func__, lock, 0, 0, SHMI_UCX_SWAP, me1, 0);
+    uint32_t prev = lock_amo(__func__, lock, 0, 0, SHMI_AMO_SWAP, me1, 0);
     if (prev == 0) {
         __atomic_fetch_or(mine, GRANTED, __ATOMIC_RELAXED);
         return;
     }
-    lock_amo(__func__, lock, 1, (int)prev - 1, SHMI_UCX_OR, me1, 0);
+    lock_amo(__func__, lock, 1, (int)prev - 1, SHMI_AMO_OR, me1, 0);
     wait_bits("shmem_set_lock (queued behind another PE)", lock, mine, GRANTED);
 }
 
@@ -117,7 +120,7 @@ int shmem_test_lock(long *lock)
 {
     uint32_t *mine = idle_node(__func__, lock), free_tail = 0;
     __atomic_store_n(mine, QUEUED | GRANTED, __ATOMIC_RELAXED);
-    if (lock_amo(__func__, lock, 0, 0, SHMI_UCX_CSWAP, (uint32_t)shmi_g.me + 1, free_tail) ==
+    if (lock_amo(__func__, lock, 0, 0, SHMI_AMO_CSWAP, (uint32_t)shmi_g.me + 1, free_tail) ==
         free_tail)
         return 0;
     __atomic_store_n(mine, 0, __ATOMIC_RELAXED); /* not queued: nobody links to us */
@@ -134,11 +137,11 @@ void shmem_clear_lock(long *lock)
                    "lock taken with shmem_set_lock or shmem_test_lock", (void *)lock,
                    v & QUEUED ? " (it is still waiting for it)" : "");
     shmi_quiet();
-    if (lock_amo(__func__, lock, 0, 0, SHMI_UCX_CSWAP, 0, me1) != me1) {
+    if (lock_amo(__func__, lock, 0, 0, SHMI_AMO_CSWAP, 0, me1) != me1) {
         /* Someone swapped in after us: wait for its link, then hand over. */
         uint32_t v1 = wait_bits("shmem_clear_lock (the next PE is linking in)", lock, mine, NEXT_MASK);
         int next = (int)(v1 & NEXT_MASK) - 1;
-        lock_amo(__func__, lock, 1, next, SHMI_UCX_OR, GRANTED, 0);
+        lock_amo(__func__, lock, 1, next, SHMI_AMO_OR, GRANTED, 0);
     }
     __atomic_store_n(mine, 0, __ATOMIC_RELAXED);
 }

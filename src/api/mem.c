@@ -278,16 +278,17 @@ void *shmem_realloc(void *ptr, size_t size)
 void *shmem_ptr(const void *dest, int pe)
 {
     shmi_check_pe("shmem_ptr", pe);
-    if (shmi_gpu_has(dest)) return shmi_gpu_ptr("shmem_ptr", dest, 0, pe);
-    void *p = shmi_sym("shmem_ptr", "dest", dest, 0, pe);
-    return shmi_tp_remote(&shmi_g.tp, pe) ? NULL : p; /* another node: no load/store */
+    void *p = shmi_sym_any("shmem_ptr", "dest", dest, 0, pe);
+    /* mapped into our address space (host or GPU), or NULL: another node */
+    const struct shmi_tp_ops *via = shmi_tp_route(&shmi_g.tp, dest, NULL, pe);
+    return SHMI_TP_DIRECT(via) || via->mapped ? p : NULL;
 }
 
 int shmem_addr_accessible(const void *addr, int pe)
 {
     shmi_check_running("shmem_addr_accessible");
     return (unsigned)pe < (unsigned)shmi_g.npes &&
-           (shmi_tp_seg_of(&shmi_g.tp, addr, 0) >= 0 || shmi_gpu_has(addr));
+           shmi_tp_symmetric(&shmi_g.tp, addr);
 }
 
 int shmemx_heap_info(shmemx_heap_info_t *info)

@@ -1,20 +1,21 @@
-/* rma.c - puts and gets, plain and on contexts.  On one node a put is a
- * memcpy into the peer's mapping of the heap (or globals), a get a memcpy out
- * of it; both complete before returning, so the _nbi forms are the same
- * routines and quiet only orders.  A PE on another node (shmi_tp_remote) goes
- * to the network (net.c): there _nbi only starts the operation, and the
- * next quiet completes it.  After a put we ring the peer's doorbell (a
- * load, plus a system call only when the peer sleeps in a wait).  Typed
+/* rma.c - puts and gets, plain and on contexts.  To a mapped peer (the
+ * route of tp.h is direct) a put is a memcpy into the peer's mapping of the
+ * heap (or globals), a get a memcpy out of it; both complete before
+ * returning, so the _nbi forms are the same routines and quiet only orders.
+ * Any other route (the network for a PE of another node, the copy engines
+ * for GPU memory) goes through its transport: there _nbi only starts the
+ * operation, and the next quiet completes it.  After a put we ring the
+ * peer's doorbell (a load, plus a system call only when the peer sleeps in
+ * a wait).  Typed
  * families are generated from SHMEM_TYPE_TABLE; every body is one call to a
  * size-based routine taking the context (SHMEM_CTX_DEFAULT for the plain
  * names), which turns the PE number into a world PE (ctx.h). */
 #include "api/ctx.h"
-
-#include "core/mem_device.h" /* GPU memory goes to the copy engines (issue 7) */
+#include "core/mem_device.h" /* shmi_sym_any */
 
 #include <string.h>
 
-static size_t bytes(const char *fn, size_t nelems, size_t elem)
+size_t shmi_bytes(const char *fn, size_t nelems, size_t elem)
 {
     if (elem && nelems > SIZE_MAX / elem)
         shmi_fatal("%s: nelems=%zu elements of %zu bytes overflows size_t: a negative count "
@@ -22,55 +23,55 @@ static size_t bytes(const char *fn, size_t nelems, size_t elem)
     return nelems * elem;
 }
 
-/* Returns the bytes stored through our mapping of wpe's memory (0 when
- * nothing, or when the network carried them): the caller then rings wpe. */
-static size_t put_raw(const char *fn, void *dest, const void *src, size_t nelems, size_t elem,
-                      int wpe, int nbi)
+/* The mapped case inline: a memcpy into or out of the peer's mapping (the
+ * put then rings the peer's doorbell: a load, plus a system call only when
+ * the peer sleeps in a wait); any other route (tp.h) through its transport,
+ * after the same bounds check. */
+static inline void put_bytes(const char *fn, void *dest, const void *src, size_t n, int wpe,
+                             int mode, int ring)
 {
-    size_t n = bytes(fn, nelems, elem);
-    if (n == 0) return 0;
-    if (shmi_gpu_has(dest) || shmi_gpu_has(src)) {
-        shmi_gpu_put(fn, dest, src, n, wpe);
-        return n;
+    const struct shmi_tp_ops *via = shmi_tp_route(&shmi_g.tp, dest, src, wpe);
+    if (SHMI_TP_DIRECT(via)) {
+        void *d = shmi_sym(fn, "dest", dest, n, wpe);
+        if (wpe == shmi_g.me) memmove(d, src, n);
+        else memcpy(d, src, n);
+        if (ring) shmi_ring(shmi_tp_bell(&shmi_g.tp, wpe));
+        return;
     }
-    void *d = shmi_sym(fn, "dest", dest, n, wpe);
-    if (shmi_tp_remote(&shmi_g.tp, wpe)) {
-        shmi_net_put(fn, dest, src, n, wpe, nbi);
-        return 0;
-    }
-    if (wpe == shmi_g.me) memmove(d, src, n);
-    else memcpy(d, src, n);
-    return n;
+    shmi_sym_any(fn, "dest", dest, n, wpe);
+    shmi_peer_put(fn, via, dest, src, n, wpe, mode);
 }
 
-/* For put-with-signal (signal.c); puts here inline put_raw. */
-size_t shmi_put_raw(const char *fn, void *dest, const void *src, size_t nelems, size_t elem,
-                    int wpe)
+/* For put-with-signal (signal.c); puts here inline put_bytes. */
+void shmi_put_bytes(const char *fn, void *dest, const void *src, size_t n, int wpe, int mode,
+                    int ring)
 {
-    return put_raw(fn, dest, src, nelems, elem, wpe, 0);
+    put_bytes(fn, dest, src, n, wpe, mode, ring);
 }
 
 static void put(const char *fn, shmem_ctx_t ctx, void *dest, const void *src, size_t nelems,
                 size_t elem, int pe, int nbi)
 {
     int wpe = shmi_ctx_pe(fn, ctx, pe);
-    if (put_raw(fn, dest, src, nelems, elem, wpe, nbi)) shmi_ring(&shmi_ctl_of(wpe)->bell);
+    size_t n = shmi_bytes(fn, nelems, elem);
+    if (n) put_bytes(fn, dest, src, n, wpe, nbi ? SHMI_TP_NBI : SHMI_TP_BLOCKING, 1);
 }
 
 static void get(const char *fn, shmem_ctx_t ctx, void *dest, const void *src, size_t nelems,
                 size_t elem, int pe, int nbi)
 {
     int wpe = shmi_ctx_pe(fn, ctx, pe);
-    size_t n = bytes(fn, nelems, elem);
+    size_t n = shmi_bytes(fn, nelems, elem);
     if (n == 0) return;
-    if (shmi_gpu_has(src) || shmi_gpu_has(dest)) {
-        shmi_gpu_get(fn, dest, src, n, wpe);
+    const struct shmi_tp_ops *via = shmi_tp_route(&shmi_g.tp, src, dest, wpe);
+    if (SHMI_TP_DIRECT(via)) {
+        const void *s = shmi_sym(fn, "source", src, n, wpe);
+        if (wpe == shmi_g.me) memmove(dest, s, n);
+        else memcpy(dest, s, n);
         return;
     }
-    const void *s = shmi_sym(fn, "source", src, n, wpe);
-    if (shmi_tp_remote(&shmi_g.tp, wpe)) shmi_net_get(fn, dest, src, n, wpe, nbi);
-    else if (wpe == shmi_g.me) memmove(dest, s, n);
-    else memcpy(dest, s, n);
+    shmi_sym_any(fn, "source", src, n, wpe);
+    shmi_peer_get(fn, via, dest, src, n, wpe, nbi ? SHMI_TP_NBI : SHMI_TP_BLOCKING);
 }
 
 /* Block-strided: block b (bsize elements) goes from source + b*sst elements
@@ -87,24 +88,29 @@ static void blocks(const char *fn, shmem_ctx_t ctx, char *dest, const char *src,
         shmi_fatal("%s: strides dst=%td sst=%td must be >= %s%zu", fn, dst, sst,
                    bsize > 1 ? "the block size bsize=" : "", bsize);
     size_t sym_stride = (size_t)(is_put ? dst : sst);
-    size_t span = bytes(fn, bytes(fn, nblocks - 1, sym_stride) + bsize, elem);
-    if (shmi_gpu_has(dest) || shmi_gpu_has(src)) {
-        shmi_gpu_blocks(fn, dest, src, (size_t)dst * elem, (size_t)sst * elem, bsize * elem,
-                        nblocks, wpe, is_put);
-        return;
-    }
-    char *sym = shmi_sym(fn, is_put ? "dest" : "source", is_put ? dest : src, span, wpe);
+    size_t span = shmi_bytes(fn, shmi_bytes(fn, nblocks - 1, sym_stride) + bsize, elem);
     size_t n = bsize * elem, dstep = (size_t)dst * elem, sstep = (size_t)sst * elem;
-    if (shmi_tp_remote(&shmi_g.tp, wpe)) { /* one operation per block, then complete all */
-        for (size_t b = 0; b < nblocks; b++)
-            (is_put ? shmi_net_put : shmi_net_get)(fn, dest + dstep * b, src + sstep * b, n, wpe, 1);
-        shmi_net_quiet(); /* blocking: sources reusable, fetched data here */
+    const char *what = is_put ? "dest" : "source";
+    const void *symside = is_put ? (const void *)dest : src, *local = is_put ? src : dest;
+    const struct shmi_tp_ops *via = shmi_tp_route(&shmi_g.tp, symside, local, wpe);
+    if (SHMI_TP_DIRECT(via)) {
+        char *sym = shmi_sym(fn, what, symside, span, wpe);
+        char *d = is_put ? sym : dest;
+        const char *s = is_put ? src : sym;
+        for (size_t b = 0; b < nblocks; b++) memcpy(d + dstep * b, s + sstep * b, n);
+        if (is_put) shmi_ring(shmi_tp_bell(&shmi_g.tp, wpe));
         return;
     }
-    char *d = is_put ? sym : dest;
-    const char *s = is_put ? src : sym;
-    for (size_t b = 0; b < nblocks; b++) memcpy(d + dstep * b, s + sstep * b, n);
-    if (is_put) shmi_ring(&shmi_ctl_of(wpe)->bell);
+    shmi_sym_any(fn, what, symside, span, wpe);
+    if (via->strided) { /* one call for every block (the copy engines: a 2D copy) */
+        int rc = via->strided(&shmi_g.tp, dest, dstep, src, sstep, n, nblocks, wpe, is_put);
+        if (rc) shmi_tp_fail(fn, via, wpe, rc);
+        return;
+    }
+    for (size_t b = 0; b < nblocks; b++) /* one operation per block, then complete all */
+        (is_put ? shmi_peer_put : shmi_peer_get)(fn, via, dest + dstep * b, src + sstep * b, n,
+                                                 wpe, SHMI_TP_NBI);
+    shmi_quiet(); /* blocking: sources reusable, fetched data here */
 }
 
 #define RMA_ARGS (void *dest, const void *source, size_t nelems, int pe)

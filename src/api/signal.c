@@ -6,13 +6,12 @@
  * sees the new signal therefore sees the data (C11 release/acquire; on x86
  * the stores are ordered anyway, and glibc's non-temporal memcpy path ends
  * with sfence).  The doorbell makes a waiter asleep on its futex check again.
- * The _nbi forms are the same: complete on return.  To a PE on another node:
- * the data goes first (UCX put), then a worker fence, then the signal as a
- * UCX atomic (swap for SET, add for ADD), so the target sees the data once
- * it sees the signal. */
+ * The _nbi forms are the same: complete on return.  Through a transport
+ * (tp.h; a PE on another node): the data goes first, then a fence, then the
+ * signal as the transport's atomic (swap for SET, add for ADD), so the
+ * target sees the data once it sees the signal. */
 #include "api/ctx.h"
-#include "core/mem_device.h" /* GPU memory goes to the copy engines (issue 7) */
-#include "transport/ucx.h"    /* SHMI_UCX_SET, _ADD */
+#include "core/mem_device.h" /* shmi_sym_any */
 
 static void check_op(const char *fn, int sig_op)
 {
@@ -21,29 +20,39 @@ static void check_op(const char *fn, int sig_op)
                    "SHMEM_SIGNAL_ADD (%d)", fn, sig_op, SHMEM_SIGNAL_SET, SHMEM_SIGNAL_ADD);
 }
 
-/* World PE wpe's copy of the signal word (checked: symmetric, 8-aligned). */
-static uint64_t *sig_word(const char *fn, const uint64_t *sig_addr, int wpe)
+/* The signal word must be a uint64_t: 8-byte aligned. */
+static void check_word(const char *fn, const uint64_t *sig_addr)
 {
-    if (shmi_gpu_has(sig_addr)) shmi_gpu_refuse(fn, "sig_addr", sig_addr);
-    uint64_t *s = shmi_sym(fn, "sig_addr", sig_addr, sizeof *sig_addr, wpe);
     if ((uintptr_t)sig_addr % sizeof *sig_addr)
         shmi_fatal("%s: sig_addr=%p is not 8-byte aligned: use a uint64_t object", fn,
                    (void *)sig_addr);
+}
+
+/* Our own signal word, for the CPU to read (checked: symmetric host memory,
+ * 8-aligned). */
+static uint64_t *own_word(const char *fn, const uint64_t *sig_addr)
+{
+    uint64_t *s = shmi_sym_cpu(fn, "sig_addr", sig_addr, sizeof *sig_addr);
+    check_word(fn, sig_addr);
     return s;
 }
 
 static void update(const char *fn, uint64_t *sig_addr, uint64_t signal, int sig_op, int wpe)
 {
-    uint64_t *s = sig_word(fn, sig_addr, wpe);
-    if (shmi_tp_remote(&shmi_g.tp, wpe)) { /* another node: fence, then a UCX atomic */
-        shmi_net_fence();
-        shmi_net_amo(fn, sig_addr, sizeof *sig_addr,
-                     sig_op == SHMEM_SIGNAL_SET ? SHMI_UCX_SET : SHMI_UCX_ADD, signal, 0, wpe);
+    const struct shmi_tp_ops *via = shmi_tp_route(&shmi_g.tp, sig_addr, NULL, wpe);
+    if (SHMI_TP_DIRECT(via)) {
+        uint64_t *s = shmi_sym(fn, "sig_addr", sig_addr, sizeof *sig_addr, wpe);
+        check_word(fn, sig_addr);
+        if (sig_op == SHMEM_SIGNAL_SET) __atomic_store_n(s, signal, __ATOMIC_RELEASE);
+        else __atomic_fetch_add(s, signal, __ATOMIC_RELEASE);
+        shmi_ring(shmi_tp_bell(&shmi_g.tp, wpe));
         return;
     }
-    if (sig_op == SHMEM_SIGNAL_SET) __atomic_store_n(s, signal, __ATOMIC_RELEASE);
-    else __atomic_fetch_add(s, signal, __ATOMIC_RELEASE);
-    shmi_ring(&shmi_ctl_of(wpe)->bell);
+    shmi_sym_any(fn, "sig_addr", sig_addr, sizeof *sig_addr, wpe);
+    check_word(fn, sig_addr);
+    shmi_fence(); /* the data first: the signal is ordered after it */
+    shmi_peer_amo(fn, "sig_addr", via, sig_addr, sizeof *sig_addr,
+                  sig_op == SHMEM_SIGNAL_SET ? SHMI_AMO_SET : SHMI_AMO_ADD, signal, 0, wpe);
 }
 
 static void put_signal(const char *fn, shmem_ctx_t ctx, void *dest, const void *source,
@@ -56,7 +65,8 @@ static void put_signal(const char *fn, shmem_ctx_t ctx, void *dest, const void *
     if (nelems && nelems <= SIZE_MAX / elem && s + sizeof *sig_addr > d && s < d + nelems * elem)
         shmi_fatal("%s: sig_addr=%p overlaps dest=%p (%zu elements of %zu bytes): the signal "
                    "word must lie outside the data", fn, (void *)sig_addr, dest, nelems, elem);
-    shmi_put_raw(fn, dest, source, nelems, elem, wpe);
+    if (nelems) shmi_put_bytes(fn, dest, source, shmi_bytes(fn, nelems, elem), wpe,
+                               SHMI_TP_BLOCKING, 0);
     update(fn, sig_addr, signal, sig_op, wpe);
 }
 
@@ -107,12 +117,12 @@ void shmem_ctx_signal_set(shmem_ctx_t ctx, uint64_t *sig_addr, uint64_t signal, 
 uint64_t shmem_signal_fetch(const uint64_t *sig_addr)
 {
     shmi_check_running(__func__);
-    return __atomic_load_n(sig_word(__func__, sig_addr, shmi_g.me), __ATOMIC_ACQUIRE);
+    return __atomic_load_n(own_word(__func__, sig_addr), __ATOMIC_ACQUIRE);
 }
 
 uint64_t shmem_signal_wait_until(uint64_t *sig_addr, int cmp, uint64_t cmp_value)
 {
     shmi_check_running(__func__);
-    sig_word(__func__, sig_addr, shmi_g.me);
+    own_word(__func__, sig_addr);
     return shmi_wait_until(__func__, sig_addr, sizeof *sig_addr, 0, cmp, cmp_value);
 }

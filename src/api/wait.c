@@ -16,7 +16,6 @@
  * failing yields the CPU now and then, because programs poll tests in tight
  * loops and with more PEs than cores the spinning PE would starve the one it
  * waits for.  wait_until and test on one element take a short path. */
-#include "core/mem_device.h" /* GPU memory goes to the copy engines (issue 7) */
 #include "api/ctx.h"
 
 #include <sched.h>
@@ -131,8 +130,7 @@ static void setup(const char *fn, struct p2p *w, struct p2p_out *out, int need_i
     if (w->nelems > SIZE_MAX / w->size)
         shmi_fatal("%s: nelems=%zu overflows size_t: a negative count converted to size_t?",
                    fn, w->nelems);
-    if (shmi_gpu_has(w->ivars)) shmi_gpu_refuse(fn, "ivars", w->ivars);
-    shmi_sym(fn, "ivars", w->ivars, w->nelems * w->size, shmi_g.me);
+    shmi_sym_cpu(fn, "ivars", w->ivars, w->nelems * w->size);
     if ((uintptr_t)w->ivars % w->size)
         shmi_fatal("%s: ivars=%p is not aligned to its %zu-byte type", fn, (void *)w->ivars,
                    w->size);

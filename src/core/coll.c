@@ -45,7 +45,6 @@
 #include "core/mem_device.h" /* GPU memory goes to the copy engines (issue 7) */
 #include "core/hooks.h"
 #include "core/team.h"
-#include "transport/ucx.h" /* SHMI_UCX_UNTRACKED */
 
 #include <shmem.h>
 
@@ -114,17 +113,17 @@ static void net_bcast(const char *fn, struct shmem_team_s *t, char *d, const voi
         const unsigned char *st = mine->stage[seq & 1];
         for (int k = 0; k < h->nlead; k++) {
             int pe = shmi_team_pe(t, h->lead[k]);
-            if (shmi_tp_remote(&shmi_g.tp, pe))
-                shmi_net_put(fn, (void *)st, st, n, pe, SHMI_UCX_UNTRACKED);
+            if (!shmi_tp_mapped(&shmi_g.tp, pe))
+                shmi_peer_write(fn, (void *)st, st, n, pe, SHMI_TP_UNTRACKED);
         }
-        shmi_net_fence();
+        shmi_fence();
         for (int k = 0; k < h->nlead; k++) {
             int pe = shmi_team_pe(t, h->lead[k]);
-            if (shmi_tp_remote(&shmi_g.tp, pe))
-                shmi_net_put(fn, &mine->ready, &seq, sizeof seq, pe, SHMI_UCX_UNTRACKED);
+            if (!shmi_tp_mapped(&shmi_g.tp, pe))
+                shmi_peer_write(fn, &mine->ready, &seq, sizeof seq, pe, SHMI_TP_UNTRACKED);
         }
     }
-    if (!shmi_tp_remote(&shmi_g.tp, rpe)) { /* the root is on this node */
+    if (shmi_tp_mapped(&shmi_g.tp, rpe)) { /* the root is on this node */
         memcpy(d, small ? (const void *)shmi_team_stage(t, root, seq)
                         : (const void *)at(t, source, root), n);
         return;
@@ -156,7 +155,8 @@ static int broadcast(const char *fn, shmem_team_t team, void *dest, const void *
     struct shmem_team_s *t = shmi_team_get(fn, team);
     check_root(fn, t, root);
     size_t n = bytes(fn, nelems, elem);
-    int gpu = n && (shmi_gpu_has(dest) || shmi_gpu_has(source));
+    /* memory the CPU cannot load or store (GPU): the transport pulls */
+    int gpu = n && !SHMI_TP_DIRECT(shmi_tp_route(&shmi_g.tp, dest, source, shmi_g.me));
     char *d = n && !gpu ? shmi_sym(fn, "dest", dest, n, shmi_g.me) : NULL;
     int rpe = shmi_team_pe(t, root);
     const char *s = n && !gpu ? shmi_sym(fn, "source", source, n, rpe) : NULL;
@@ -177,7 +177,7 @@ static int broadcast(const char *fn, shmem_team_t team, void *dest, const void *
     }
     if (gpu) { /* GPU memory: the copy engines pull the root's source */
         if (t->rank != root || dest != source)
-            shmi_gpu_get(fn, dest, source, n, shmi_team_pe(t, root));
+            shmi_peer_read(fn, dest, source, n, shmi_team_pe(t, root));
         shmi_team_barrier(t);
         return 0;
     }
@@ -350,7 +350,7 @@ static int alltoalls(const char *fn, shmem_team_t team, void *dest, const void *
     for (int k = 0; all && k < t->size; k++) {
         int i = (t->rank + k) % t->size, pe = shmi_team_pe(t, i);
         size_t from = (size_t)t->rank * nelems * sb;
-        if (t->net && shmi_tp_remote(&shmi_g.tp, pe)) {
+        if (t->net && !shmi_tp_mapped(&shmi_g.tp, pe)) {
             if (!buf && !(buf = malloc(bspan ? bspan : 1)))
                 shmi_fatal("%s: out of memory for a block of %zu bytes", fn, bspan);
             shmi_peer_read(fn, buf, (const char *)source + from, bspan, pe);

@@ -105,6 +105,10 @@ static void create_heap(const char *fn)
                                    gpu.seg.base + gpu.seg.high };
     shmi_g.gpu.base = gpu.seg.base;
     shmi_g.gpu.size = gpu.user_size;
+    /* host operations on this memory now go to the copy engines (tp.h) */
+    struct shmi_tp_dev dev = { gpu.seg.base, gpu.user_size, gpu.seg.slots, gpu.seg.size };
+    if (shmi_tp_dev_attach(&shmi_g.tp, &dev) != SHMI_OK)
+        shmi_fatal("%s: cannot set up the GPU heap: out of host memory", fn);
     gpu.status = GPU_UP;
     publish();
     if (shmi_g.me == 0 && (shmi_g.env.INFO || shmi_g.env.VERSION)) {
@@ -148,6 +152,7 @@ void shmi_gpu_fini(void)
     shmi_cuda_device_sync(); /* this PE's kernels may still use the heap */
     shmi_g.gpu.base = 0;
     shmi_g.gpu.size = 0;
+    shmi_tp_dev_detach(&shmi_g.tp);
     shmi_cuda_seg_destroy(&gpu.seg);
     shmi_alloc_destroy(gpu.alloc);
     gpu.alloc = NULL;
@@ -346,4 +351,9 @@ void *shmi_gpu_ptr(const char *fn, const void *a, size_t n, int pe)
                    n - (gpu.user_size - off), (void *)gpu.seg.base,
                    (void *)(gpu.seg.base + gpu.user_size));
     return shmi_cuda_seg_peer(&gpu.seg, a, pe);
+}
+
+void *shmi_sym_any(const char *fn, const char *what, const void *a, size_t n, int pe)
+{
+    return shmi_gpu_has(a) ? shmi_gpu_ptr(fn, a, n, pe) : shmi_sym(fn, what, a, n, pe);
 }

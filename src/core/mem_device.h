@@ -1,6 +1,7 @@
 /* mem_device.h - the GPU symmetric heap seen from the rest of the API layer
  * (issue 7).  mem_device.c owns the heap (allocator, growth, device state),
- * rma_device.c the host operations on GPU memory.
+ * the transport's copy-engine row (transport/cuda.c) the host operations on
+ * GPU memory.
  *
  * A symmetric address is GPU memory when shmi_gpu_has() says so: one
  * subtraction and compare against the range in shmi_g.gpu, which is 0/0
@@ -51,21 +52,8 @@ void shmi_gpu_free(const char *fn, void *ptr);
 /* PE pe's copy of GPU symmetric address a (checked; a itself for our PE). */
 void *shmi_gpu_ptr(const char *fn, const void *a, size_t n, int pe);
 
-/* ---- host operations on GPU memory (rma_device.c) -----------------------------
- * Called by rma.c / coll.c when dest or source is GPU memory; complete (and
- * visible to every PE) on return.  Either side may be host memory (a
- * broadcast's copy is shmi_gpu_get from the root). pe is a world PE. */
-/* Translate one side of a transfer: peer pe's copy of GPU or host symmetric
- * address a (checked), as a pointer the copy engines can use. */
+/* Peer pe's copy of GPU or host symmetric address a (checked), for messages
+ * and the checks before a transport's operation (tp.h). */
 void *shmi_sym_any(const char *fn, const char *what, const void *a, size_t n, int pe);
-void shmi_gpu_put(const char *fn, void *dest, const void *src, size_t n, int pe);
-void shmi_gpu_get(const char *fn, void *dest, const void *src, size_t n, int pe);
-/* Block-strided: block b of width bytes goes from src + b*sstep to
- * dest + b*dstep (byte steps >= width, as rma.c's blocks()). */
-void shmi_gpu_blocks(const char *fn, char *dest, const char *src, size_t dstep, size_t sstep,
-                     size_t width, size_t nblocks, int pe, int is_put);
-/* Host atomics and waits cannot reach GPU memory: fatal, naming the device
- * API (or the _on_stream form) to use instead. */
-_Noreturn void shmi_gpu_refuse(const char *fn, const char *what, const void *addr);
 
 #endif

@@ -27,7 +27,7 @@
  * access to a member's memory through shmi_peer_read/_write (UCX get/put
  * for a member on another node, memcpy through the mapping otherwise):
  * reduce_block_net, scan_block_net, and reduce_small reading the staged
- * copies; the puts are flushed (shmi_net_quiet) before the closing barrier,
+ * copies; the puts are flushed (shmi_quiet) before the closing barrier,
  * so every member's dest is complete when it leaves.
  *
  * Integer sums and products are computed in an unsigned type at least as
@@ -119,7 +119,7 @@ static void reduce_block_net(const char *fn, const struct shmem_team_s *t, void 
         f(acc, in, cnt);
     }
     for (int i = 0; i < t->size; i++)
-        shmi_peer_write(fn, (char *)dest + off, acc, nb, shmi_team_pe(t, i));
+        shmi_peer_write(fn, (char *)dest + off, acc, nb, shmi_team_pe(t, i), SHMI_TP_BLOCKING);
 }
 
 static void scan_block_net(const char *fn, const struct shmem_team_s *t, void *dest,
@@ -130,13 +130,13 @@ static void scan_block_net(const char *fn, const struct shmem_team_s *t, void *d
     const char *s = (const char *)source + off;
     shmi_peer_read(fn, acc, s, nb, shmi_team_pe(t, 0));
     if (exclusive) memset(in, 0, nb);
-    shmi_peer_write(fn, d, exclusive ? in : acc, nb, shmi_team_pe(t, 0));
+    shmi_peer_write(fn, d, exclusive ? in : acc, nb, shmi_team_pe(t, 0), SHMI_TP_BLOCKING);
     for (int i = 1; i < t->size; i++) {
         int pe = shmi_team_pe(t, i);
         shmi_peer_read(fn, in, s, nb, pe); /* before dest i: it may be source i */
-        if (exclusive) shmi_peer_write(fn, d, acc, nb, pe);
+        if (exclusive) shmi_peer_write(fn, d, acc, nb, pe, SHMI_TP_BLOCKING);
         f(acc, in, cnt);
-        if (!exclusive) shmi_peer_write(fn, d, acc, nb, pe);
+        if (!exclusive) shmi_peer_write(fn, d, acc, nb, pe, SHMI_TP_BLOCKING);
     }
 }
 
@@ -208,7 +208,7 @@ static int reduce(const char *fn, shmem_team_t team, void *dest, const void *sou
         else
             reduce_block(t, dest, source, b * elem, cnt * elem, cnt, f, acc);
     }
-    if (t->net) shmi_net_quiet(); /* our puts are in every member's dest */
+    if (t->net) shmi_quiet(); /* our puts are in every member's dest */
     shmi_team_barrier(t);
     return 0;
 }

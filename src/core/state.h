@@ -17,6 +17,7 @@
 #include "heap/heap.h"
 #include "transport/tp.h"
 #include "util/env.h"
+#include "util/err.h"
 #include "util/log.h"
 
 #define SHMI_BAR_ROUNDS 16 /* dissemination rounds: up to 65536 PEs */
@@ -145,6 +146,18 @@ static inline void *shmi_sym(const char *fn, const char *what, const void *a, si
     shmi_bad_addr(fn, what, a, n, pe);
 }
 
+/* Our own copy of [a, a+n), to load and store with the CPU (waits): host
+ * symmetric memory, checked; memory the CPU cannot reach (the GPU heap: its
+ * route is not direct) is fatal, with the route's reason. */
+_Noreturn void shmi_tp_fail_at(const char *fn, const char *what, const void *addr,
+                               const struct shmi_tp_ops *via, int pe, int rc);
+static inline void *shmi_sym_cpu(const char *fn, const char *what, const void *a, size_t n)
+{
+    const struct shmi_tp_ops *via = shmi_tp_route(&shmi_g.tp, a, NULL, shmi_g.me);
+    if (!SHMI_TP_DIRECT(via)) shmi_tp_fail_at(fn, what, a, via, shmi_g.me, SHMI_ENOTSUP);
+    return shmi_sym(fn, what, a, n, shmi_g.me);
+}
+
 /* Control block of PE pe. */
 static inline struct shmi_ctl *shmi_ctl_of(int pe)
 {
@@ -162,28 +175,37 @@ struct shmi_wait_desc {
 extern _Thread_local const struct shmi_wait_desc *shmi_wait_cur;
 void shmi_watchdog_init(void);
 
-/* PEs on other nodes (net.c): called once shmi_tp_remote(&shmi_g.tp, pe)
- * said so; addresses are our symmetric ones, already checked.  A failure is
- * fatal, naming fn, the PE and its host. */
+/* Moving bytes to and from peers (peer.c), whatever the route: callers
+ * handle the mapped case inline (shmi_tp_route gives NULL) and pass any
+ * other route here.  Addresses on the peer's side are our symmetric ones,
+ * already checked.  A failure is fatal: "fn: <the transport's why>". */
 struct shmem_team_s;
-_Noreturn void shmi_net_fail(const char *fn, int pe, int rc);
-void shmi_net_put(const char *fn, void *dest, const void *src, size_t n, int pe, int nbi);
-void shmi_net_get(const char *fn, void *dest, const void *src, size_t n, int pe, int nbi);
-/* op: amo.c's enum (FETCH, SET, SWAP, CSWAP, ADD, AND, OR, XOR); returns the old value. */
-uint64_t shmi_net_amo(const char *fn, void *dest, size_t size, int op, uint64_t v, uint64_t c,
-                      int pe);
-void shmi_net_quiet(void);
-void shmi_net_fence(void);
-/* n bytes of pe's copy of sym (our symmetric address) into dst, local or not. */
+_Noreturn void shmi_tp_fail(const char *fn, const struct shmi_tp_ops *via, int pe, int rc);
+/* The same naming the argument: "fn: dest=0x... (pe=1) is GPU memory, ..." */
+_Noreturn void shmi_tp_fail_at(const char *fn, const char *what, const void *addr,
+                               const struct shmi_tp_ops *via, int pe, int rc);
+void shmi_peer_put(const char *fn, const struct shmi_tp_ops *via, void *dest, const void *src,
+                   size_t n, int pe, int mode);
+void shmi_peer_get(const char *fn, const struct shmi_tp_ops *via, void *dest, const void *src,
+                   size_t n, int pe, int mode);
+/* Returns the old value. */
+uint64_t shmi_peer_amo(const char *fn, const char *what, const struct shmi_tp_ops *via,
+                       void *dest, size_t size, enum shmi_amo_op op, uint64_t v, uint64_t c,
+                       int pe);
+/* n bytes of pe's copy of sym (our symmetric address) into dst, any route. */
 void shmi_peer_read(const char *fn, void *dst, const void *sym, size_t n, int pe);
-/* n bytes from src into pe's copy of sym, local or not; on another node a
- * blocking put (src reusable on return, not yet delivered: shmi_net_quiet). */
-void shmi_peer_write(const char *fn, void *sym, const void *src, size_t n, int pe);
-/* Barrier flag w into pe's copy of flag (sync.c). */
-void shmi_net_flag(uint64_t *flag, uint64_t w, int pe);
+/* n bytes from src into pe's copy of sym, any route; mode (tp.h): BLOCKING
+ * (src reusable on return, not yet delivered everywhere: shmi_quiet),
+ * UNTRACKED for data that its reader waits for anyway. */
+void shmi_peer_write(const char *fn, void *sym, const void *src, size_t n, int pe, int mode);
+/* Barrier flag w into pe's copy of flag: a release store and a doorbell on
+ * this node, a fire-and-forget 8-byte put across nodes. */
+void shmi_peer_flag(const char *fn, uint64_t *flag, uint64_t w, int pe);
+/* Complete / order what this PE issued, through every transport in use. */
+void shmi_quiet(void);
+void shmi_fence(void);
 /* The node of world PE pe: the lowest world PE on it. */
-int shmi_net_node(int pe);
-#define SHMI_NET (__builtin_expect(shmi_g.tp.remote != NULL, 0)) /* the job spans nodes */
+static inline int shmi_node(int pe) { return shmi_tp_node(&shmi_g.tp, pe); }
 
 /* Collectives (sync.c). */
 void shmi_barrier(void);
@@ -191,6 +213,5 @@ void shmi_barrier(void);
  * same arguments (sig.arg); a mismatch is fatal, naming both calls. */
 void shmi_barrier_checked(const char *fn, enum shmi_coll_op op, uint64_t a0, uint64_t a1,
                           uint64_t a2);
-void shmi_quiet(void);
 
 #endif

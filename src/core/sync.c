@@ -29,7 +29,6 @@
 #include "core/hooks.h"
 #include "util/exe.h"
 #include "core/team.h"
-#include "transport/ucx.h" /* SHMI_UCX_UNTRACKED */
 
 #include <shmem.h>
 
@@ -116,7 +115,7 @@ void shmi_team_hier_free(struct shmem_team_s *t)
 struct shmi_hier *shmi_team_hier(struct shmem_team_s *t)
 {
     if (t->hier) return t->hier;
-    int n = t->size, mine = shmi_net_node(shmi_team_pe(t, t->rank));
+    int n = t->size, mine = shmi_node(shmi_team_pe(t, t->rank));
     struct shmi_hier *h = calloc(1, sizeof *h);
     int *node = malloc((size_t)n * sizeof *node);
     if (h) {
@@ -126,7 +125,7 @@ struct shmi_hier *shmi_team_hier(struct shmem_team_s *t)
     if (!h || !node || !h->lead || !h->local)
         shmi_fatal("a team barrier: out of memory for the node layout of a team of %d PEs", n);
     for (int r = 0; r < n; r++) {
-        node[r] = shmi_net_node(shmi_team_pe(t, r));
+        node[r] = shmi_node(shmi_team_pe(t, r));
         int first = 1; /* the node's lowest rank: a leader */
         for (int k = 0; k < h->nlead && first; k++) first = node[h->lead[k]] != node[r];
         if (first) {
@@ -161,6 +160,33 @@ static int count_ready(const void *arg)
  * equal everywhere means equal to rank 0, without reading rank 0's over the
  * network.  Returns as barrier_sig: a member that is not a leader says 1
  * (its leader compared it and stops the job on a difference). */
+/* Barrier flag word w into pe's round-r flag of team slot slot, with the
+ * round-0 arguments (arg, or NULL) before it: through the mapping in the
+ * flag's line (one store more, no extra transfer) and a doorbell; by another
+ * route (tp.h, another node) a put of the arguments, the transport's fence,
+ * then the flag (same slot, same address there). */
+static void send_flag(const char *fn, int slot, int r, uint64_t e, uint64_t w, int pe,
+                      const uint64_t *arg)
+{
+    struct shmi_tsync *mine = &shmi_g.ctl->team[slot];
+    size_t na = sizeof mine->bar[0].arg[0];
+    const struct shmi_tp_ops *via = shmi_tp_route(&shmi_g.tp, &mine->bar[r].epoch, NULL, pe);
+    if (SHMI_TP_DIRECT(via)) {
+        struct shmi_ctl *peer = shmi_ctl_of(pe);
+        if (arg) memcpy(peer->team[slot].bar[0].arg[e & 1], arg, na);
+        __atomic_store_n(&peer->team[slot].bar[r].epoch, w, __ATOMIC_RELEASE);
+        shmi_ring(&peer->bell);
+        return;
+    }
+    int rc = SHMI_OK;
+    if (arg) {
+        shmi_peer_put(fn, via, mine->bar[0].arg[e & 1], arg, na, pe, SHMI_TP_UNTRACKED);
+        rc = via->fence(&shmi_g.tp);
+    }
+    if (rc == SHMI_OK) rc = via->flag(&shmi_g.tp, &mine->bar[r].epoch, w, pe);
+    if (rc) shmi_tp_fail(fn, via, pe, rc);
+}
+
 static int hier_barrier(struct shmem_team_s *t, const char *fn, unsigned op, uint64_t e,
                         const uint64_t *arg)
 {
@@ -202,20 +228,7 @@ static int hier_barrier(struct shmem_team_s *t, const char *fn, unsigned op, uin
     for (int r = 0, dist = 1; dist < h->nlead; r++, dist <<= 1) {
         int pe = shmi_team_pe(t, h->lead[(h->lead_idx + dist) % h->nlead]);
         uint64_t f = e << BAR_SHIFT | (mixed ? SHMI_OP_MIXED : op);
-        if (shmi_tp_remote(&shmi_g.tp, pe)) {
-            if (r == 0 && arg) { /* same slot there; the fence keeps it before the flag */
-                shmi_net_put(fn, mine->bar[0].arg[e & 1], arg, sizeof mine->bar[0].arg[0], pe,
-                             SHMI_UCX_UNTRACKED);
-                shmi_net_fence();
-            }
-            shmi_net_flag(&mine->bar[r].epoch, f, pe);
-        } else { /* node ids say otherwise only in a one-node job */
-            struct shmi_ctl *peer = shmi_ctl_of(pe);
-            if (r == 0 && arg)
-                memcpy(peer->team[slot].bar[0].arg[e & 1], arg, sizeof mine->bar[0].arg[0]);
-            __atomic_store_n(&peer->team[slot].bar[r].epoch, f, __ATOMIC_RELEASE);
-            shmi_ring(&peer->bell);
-        }
+        send_flag(fn, slot, r, e, f, pe, r == 0 ? arg : NULL);
         bar_wait(slot, &mine->bar[r].epoch, e, 0);
         /* the previous leader's arguments (it cannot reuse this parity before
          * we pass barrier e + 1) */
@@ -263,7 +276,7 @@ static int barrier_sig(struct shmem_team_s *t, const char *fn, enum shmi_coll_op
         c->exe = shmi_exe_bias();
         __atomic_store_n(&c->w, w, __ATOMIC_RELAXED);
     }
-    if (central(n) && !SHMI_NET) {
+    if (central(n) && !t->net) {
         /* Count in at rank 0; the last one in writes the epoch into every
          * member's own release word (never into one shared word: after the
          * barrier rank 0 may clear its slot, shmem_team_destroy). */
@@ -291,19 +304,10 @@ static int barrier_sig(struct shmem_team_s *t, const char *fn, enum shmi_coll_op
     if (t->net) { /* spans nodes: two levels */
         return hier_barrier(t, fn, op, e, arg);
     }
-    if (SHMI_NET) arg = NULL; /* a remote partner's flag carries no arguments */
     int cmp = 0;
     for (int r = 0, dist = 1; dist < n; r++, dist <<= 1) {
         int pe = shmi_team_pe(t, (me + dist) % n);
-        if (shmi_tp_remote(&shmi_g.tp, pe)) { /* another node (issue 9): a UCX put */
-            shmi_net_flag(&mine->bar[r].epoch, w, pe); /* same slot, same address there */
-        } else {
-            struct shmi_ctl *peer = shmi_ctl_of(pe);
-            if (r == 0 && arg) /* same line as the flag: costs no extra transfer */
-                memcpy(peer->team[slot].bar[0].arg[e & 1], arg, sizeof mine->bar[0].arg[0]);
-            __atomic_store_n(&peer->team[slot].bar[r].epoch, w, __ATOMIC_RELEASE);
-            shmi_ring(&peer->bell);
-        }
+        send_flag(fn, slot, r, e, w, pe, r == 0 ? arg : NULL);
         bar_wait(slot, &mine->bar[r].epoch, e, 0);
         bar_check(t, fn, &mine->bar[r].epoch, e, op, (me - dist % n + n) % n);
         /* The left neighbour's arguments (written before its flag, which we
@@ -511,12 +515,6 @@ void shmi_barrier_checked(const char *fn, enum shmi_coll_op op, uint64_t a0, uin
     shmi_team_enter(SHMEM_TEAM_WORLD, fn, op, a0, a1, a2, NULL, 0);
 }
 
-void shmi_quiet(void)
-{
-    __atomic_thread_fence(__ATOMIC_SEQ_CST);
-    if (SHMI_NET) shmi_net_quiet(); /* PEs on other nodes: flush UCX (issue 9) */
-}
-
 void shmem_quiet(void)
 {
     shmi_check_running("shmem_quiet");
@@ -526,9 +524,7 @@ void shmem_quiet(void)
 void shmem_fence(void)
 {
     shmi_check_running("shmem_fence");
-    /* Stores to one PE are already ordered (TSO / release below). */
-    __atomic_thread_fence(__ATOMIC_RELEASE);
-    if (SHMI_NET) shmi_net_fence(); /* PEs on other nodes: UCX worker fence (issue 9) */
+    shmi_fence(); /* every transport in use (peer.c) */
 }
 
 void shmem_barrier_all(void)

@@ -35,12 +35,12 @@ struct shmem_team_s shmi_team_world_s, shmi_team_shared_s;
 static struct shmem_team_s teams[SHMI_TEAM_MAX];  /* [0], [1]: unused (predefined) */
 static uint64_t slot_used[SLOT_WORDS];            /* bit s: this PE holds a team in slot s */
 
-/* Whether some member of t is on another node (once per team: t->net). */
+/* Whether some member of t is not mapped here, i.e. on another node (once
+ * per team: t->net, which picks the team's algorithms). */
 static int spans_nodes(const struct shmem_team_s *t)
 {
-    if (!SHMI_NET) return 0;
     for (int i = 0; i < t->size; i++)
-        if (shmi_tp_remote(&shmi_g.tp, shmi_team_pe(t, i))) return 1;
+        if (!shmi_tp_mapped(&shmi_g.tp, shmi_team_pe(t, i))) return 1;
     return 0;
 }
 
@@ -178,8 +178,11 @@ void *shmem_team_ptr(shmem_team_t team, const void *dest, int pe)
     if (pe < 0 || pe >= t->size)
         shmi_fatal("%s: pe=%d is out of range: the team has %d PEs (0..%d); pe is a team "
                    "rank (shmem_team_translate_pe converts)", __func__, pe, t->size, t->size - 1);
-    void *p = shmi_sym(__func__, "dest", dest, 0, shmi_team_pe(t, pe));
-    return shmi_tp_remote(&shmi_g.tp, shmi_team_pe(t, pe)) ? NULL : p; /* another node */
+    int wpe = shmi_team_pe(t, pe);
+    void *p = shmi_sym(__func__, "dest", dest, 0, wpe);
+    /* mapped into our address space, or NULL: another node */
+    const struct shmi_tp_ops *via = shmi_tp_route(&shmi_g.tp, dest, NULL, wpe);
+    return SHMI_TP_DIRECT(via) || via->mapped ? p : NULL;
 }
 
 int shmem_team_sync(shmem_team_t team)

@@ -86,7 +86,7 @@ static int snapshot(int pe, struct shmi_blocked *o)
 static void describe_pe(int pe, double now)
 {
     struct shmi_blocked b;
-    if (shmi_tp_remote(&shmi_g.tp, pe)) { /* no mapping (issue 9) */
+    if (!shmi_tp_mapped(&shmi_g.tp, pe)) { /* no mapping (issue 9) */
         shmi_log_error("watchdog:   PE %d: on another node (its node's watchdog reports it)", pe);
         return;
     }
@@ -137,7 +137,7 @@ static void hook(int event, double waited)
         /* one report for the job (for each node when it spans nodes): the
          * first PE to claim it prints for all */
         uint32_t no = 0;
-        int first = shmi_g.tp.remote ? shmi_g.boot.local_pes[0] : 0;
+        int first = shmi_node(shmi_g.me);
         if (__atomic_compare_exchange_n(&shmi_ctl_of(first)->blocked.claimed, &no, 1, 0,
                                         __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
             report(waited);

@@ -18,6 +18,7 @@
  * released and the fd closed (the mappings keep the memory alive, so a PE
  * that exits cannot pull memory from under its peers' mappings). */
 #include "transport/cuda.h"
+#include "transport/tp.h"
 #include "heap/mkind_cuda.h"
 #include "util/err.h"
 #include "util/log.h"
@@ -241,3 +242,98 @@ void shmi_cuda_seg_destroy(struct shmi_cuda_seg *s)
     free(s->chunk);
     memset(s, 0, sizeof *s);
 }
+
+/* ---- the transport table's row (tp.h) -----------------------------------------
+ * Host-initiated operations on GPU memory: the CPU cannot load or store it,
+ * so puts and gets are copies by the GPU's copy engines (cuMemcpy on the
+ * peer's mapping in our GPU address space; with unified addressing either
+ * side may be host or GPU memory).  They wait for the copy, so on return it
+ * is complete and visible to every PE: quiet and fence have nothing left to
+ * do.  Host atomics cannot reach GPU memory: kernels use the device API. */
+
+/* pe's copy of symmetric address a, GPU or mapped host memory. */
+static void *peer_of(const struct shmi_tp *tp, const void *a, int pe)
+{
+    return shmi_tp_dev_has(tp, a) ? shmi_tp_dev_ptr(tp, a, pe) : shmi_tp_ptr(tp, a, pe);
+}
+
+/* A copy into host memory may end a wait there (wait.h): ring its doorbell. */
+static int rung(const struct shmi_tp *tp, const void *dest, int pe, int rc)
+{
+    if (rc == SHMI_OK && !shmi_tp_dev_has(tp, dest)) shmi_ring(shmi_tp_bell(tp, pe));
+    return rc;
+}
+
+static int cu_put(struct shmi_tp *tp, void *dest, const void *src, size_t n, int pe, int mode)
+{
+    (void)mode;
+    return rung(tp, dest, pe, shmi_cuda_copy(peer_of(tp, dest, pe), src, n));
+}
+
+static int cu_get(struct shmi_tp *tp, void *dest, const void *src, size_t n, int pe, int mode)
+{
+    (void)mode;
+    return shmi_cuda_copy(dest, peer_of(tp, src, pe), n);
+}
+
+static int cu_strided(struct shmi_tp *tp, char *dest, size_t dstep, const char *src, size_t sstep,
+                      size_t width, size_t nblocks, int pe, int is_put)
+{
+    if (is_put)
+        return rung(tp, dest, pe,
+                    shmi_cuda_copy2d(peer_of(tp, dest, pe), dstep, src, sstep, width, nblocks));
+    return shmi_cuda_copy2d(dest, dstep, peer_of(tp, src, pe), sstep, width, nblocks);
+}
+
+static int cu_amo(struct shmi_tp *tp, void *dest, size_t size, enum shmi_amo_op op, uint64_t v,
+                  uint64_t c, uint64_t *old, int pe)
+{
+    (void)tp, (void)dest, (void)size, (void)op, (void)v, (void)c, (void)old, (void)pe;
+    return SHMI_ENOTSUP;
+}
+
+static int cu_flag(struct shmi_tp *tp, uint64_t *flag, uint64_t w, int pe)
+{
+    return rung(tp, flag, pe, shmi_cuda_copy(peer_of(tp, flag, pe), &w, sizeof w));
+}
+
+static int cu_done(struct shmi_tp *tp)
+{
+    (void)tp;
+    return SHMI_OK;
+}
+
+static void cu_progress(struct shmi_tp *tp) { (void)tp; }
+
+static const char *cu_why(struct shmi_tp *tp, int pe, int rc, char *buf, size_t len)
+{
+    (void)tp;
+    if (rc == SHMI_ENOTSUP)
+        snprintf(buf, len, "is GPU memory, which host atomics and waits cannot reach: do it in "
+                 "a kernel with the device API (nvshmem.h in CUDA code, e.g. "
+                 "nvshmem_int_atomic_add, nvshmem_int_wait_until), or wait with "
+                 "nvshmemx_..._wait_until_on_stream");
+    else
+        snprintf(buf, len, "copying to or from PE %d's memory with the GPU's copy engines "
+                 "failed: %s: is the local buffer valid GPU or host memory?", pe,
+                 shmi_cuda_errstr());
+    return buf;
+}
+
+static int cu_put_stream(struct shmi_tp *tp, void *dest, const void *src, size_t n, int pe,
+                         void *stream)
+{
+    return shmi_cuda_copy_async(peer_of(tp, dest, pe), src, n, stream);
+}
+
+static int cu_get_stream(struct shmi_tp *tp, void *dest, const void *src, size_t n, int pe,
+                         void *stream)
+{
+    return shmi_cuda_copy_async(dest, peer_of(tp, src, pe), n, stream);
+}
+
+const struct shmi_tp_ops shmi_tp_cuda = {
+    .name = "cuda", .mapped = 1, .put = cu_put, .get = cu_get, .amo = cu_amo, .flag = cu_flag,
+    .fence = cu_done, .quiet = cu_done, .progress = cu_progress, .why = cu_why,
+    .strided = cu_strided, .put_stream = cu_put_stream, .get_stream = cu_get_stream,
+};

@@ -1,9 +1,14 @@
 /* shm.c - the load/store transport for PEs of one node: map every peer's
  * segments, given their memfds through the bootstrap (SCM_RIGHTS).  PEs of
- * other nodes (not in the bootstrap's local_pes) get no mapping: they are
- * the UCX transport's (ucx.c), started from here when the job spans nodes. */
+ * other nodes (tp->remote) get no mapping, only an inaccessible reservation
+ * to translate into: another row of the table reaches them (tp.c).
+ *
+ * Callers normally do not call this row's operations: a NULL route means
+ * "mapped", and they load and store inline (tp.h).  The row serves code that
+ * takes whatever route comes (core's peer reads and writes), and it is the
+ * reference for what the others must do: a put or a non-fetching atomic
+ * rings the target's doorbell, whose waiters may sleep (wait.h). */
 #include "transport/tp.h"
-#include "transport/ucx.h"
 #include "util/err.h"
 #include "util/log.h"
 
@@ -89,44 +94,11 @@ static int map_peers(struct shmi_tp *tp, struct shmi_seg *segs, int nseg, const 
     return SHMI_OK;
 }
 
-/* PEs of other nodes: tp->remote, or a refusal when UCX is not built in. */
-static int find_remote(struct shmi_tp *tp, shmi_boot_t *b, char *err, size_t errlen)
+static int shm_init(struct shmi_tp *tp, shmi_boot_t *b, struct shmi_seg *segs, int nseg,
+                    char *err, size_t errlen)
 {
-    if (b->local_size == b->size) return SHMI_OK;
-    if (!shmi_ucx_built) {
-        char pes[64] = "";
-        for (int i = 0, at = 0; i < b->local_size && at < (int)sizeof pes - 12; i++)
-            at += snprintf(pes + at, sizeof pes - (size_t)at, "%s%d", i ? "," : "",
-                           b->local_pes[i]);
-        snprintf(err, errlen, "the job's %d PEs run on more than one node (this node, %.64s, "
-                 "has %d of them: PEs %s%s); multi-node needs the UCX transport, and this "
-                 "symheap was built without it: install libucx-dev and rebuild, or start all "
-                 "PEs on one node (mpirun --host %.64s:%d, srun -N 1)", b->size,
-                 b->hostname[0] ? b->hostname : "?", b->local_size, pes,
-                 b->local_size > 8 ? ",..." : "", b->hostname[0] ? b->hostname : "HOST",
-                 b->size);
-        return SHMI_ENOTSUP;
-    }
-    tp->remote = malloc((size_t)b->size);
-    if (!tp->remote) return SHMI_ENOMEM;
-    memset(tp->remote, 1, (size_t)b->size);
-    for (int i = 0; i < b->local_size; i++) tp->remote[b->local_pes[i]] = 0;
-    tp->nremote = b->size - b->local_size;
-    return SHMI_OK;
-}
-
-int shmi_tp_init(struct shmi_tp *tp, shmi_boot_t *b, struct shmi_seg *segs, int nseg,
-                 struct shmi_bell *bell, char *err, size_t errlen)
-{
-    memset(tp, 0, sizeof *tp);
-    tp->me = b->rank;
-    tp->npes = b->size;
     int rc = check_sizes(b, segs, nseg, err, errlen);
-    if (rc == SHMI_OK) rc = find_remote(tp, b, err, errlen);
-    if (rc != SHMI_OK) {
-        shmi_tp_fini(tp);
-        return rc;
-    }
+    if (rc != SHMI_OK) return rc;
     int mine[SHMI_TP_MAX_SEGS], *all = malloc((size_t)b->size * (size_t)nseg * sizeof(int));
     if (!all) return SHMI_ENOMEM;
     for (int s = 0; s < nseg; s++) mine[s] = segs[s].fd;
@@ -134,7 +106,6 @@ int shmi_tp_init(struct shmi_tp *tp, shmi_boot_t *b, struct shmi_seg *segs, int 
         snprintf(err, errlen, "bootstrap '%s' cannot pass memory handles between PEs",
                  b->ops->name);
         free(all);
-        shmi_tp_fini(tp);
         return SHMI_ENOTSUP;
     }
     rc = b->ops->exchange_fds(b, mine, nseg, all);
@@ -142,25 +113,79 @@ int shmi_tp_init(struct shmi_tp *tp, shmi_boot_t *b, struct shmi_seg *segs, int 
         snprintf(err, errlen, "exchanging memory handles with the other PEs failed (%s)",
                  shmi_strerror(rc));
         free(all);
-        shmi_tp_fini(tp);
         return rc;
     }
     rc = map_peers(tp, segs, nseg, all, err, errlen);
     for (int i = 0; i < b->size * nseg; i++)
         if (all[i] >= 0) close(all[i]);
     free(all);
-    if (rc == SHMI_OK && tp->remote)
-        rc = shmi_ucx_init(b, segs, nseg, tp->remote, bell, err, errlen);
-    if (rc != SHMI_OK) shmi_tp_fini(tp);
     return rc;
 }
 
-void shmi_tp_fini(struct shmi_tp *tp)
+static void shm_fini(struct shmi_tp *tp)
 {
-    if (tp->remote) shmi_ucx_fini();
     for (int s = 0; s < tp->nseg; s++) seg_free(&tp->seg[s], tp->npes, tp->me);
     tp->nseg = 0;
-    free(tp->remote);
-    tp->remote = NULL;
-    tp->nremote = 0;
 }
+
+static int shm_put(struct shmi_tp *tp, void *dest, const void *src, size_t n, int pe, int mode)
+{
+    (void)mode;
+    memmove(shmi_tp_ptr(tp, dest, pe), src, n); /* memmove: pe may be ourselves */
+    shmi_ring(shmi_tp_bell(tp, pe));
+    return SHMI_OK;
+}
+
+static int shm_get(struct shmi_tp *tp, void *dest, const void *src, size_t n, int pe, int mode)
+{
+    (void)mode;
+    memmove(dest, shmi_tp_ptr(tp, src, pe), n);
+    return SHMI_OK;
+}
+
+static int shm_amo(struct shmi_tp *tp, void *dest, size_t size, enum shmi_amo_op op, uint64_t v,
+                   uint64_t c, uint64_t *old, int pe)
+{
+    uint64_t r = shmi_tp_atomic(shmi_tp_ptr(tp, dest, pe), size, op, v, c);
+    if (old) *old = r;
+    if (op != SHMI_AMO_FETCH) shmi_ring_after_sc(shmi_tp_bell(tp, pe)); /* seq_cst above */
+    return SHMI_OK;
+}
+
+static int shm_flag(struct shmi_tp *tp, uint64_t *flag, uint64_t w, int pe)
+{
+    __atomic_store_n((uint64_t *)shmi_tp_ptr(tp, flag, pe), w, __ATOMIC_RELEASE);
+    shmi_ring(shmi_tp_bell(tp, pe));
+    return SHMI_OK;
+}
+
+/* Stores reach a mapped peer in program order (TSO; release fences below for
+ * the compiler and weaker CPUs); quiet makes them visible to every PE. */
+static int shm_fence(struct shmi_tp *tp)
+{
+    (void)tp;
+    __atomic_thread_fence(__ATOMIC_RELEASE);
+    return SHMI_OK;
+}
+
+static int shm_quiet(struct shmi_tp *tp)
+{
+    (void)tp;
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    return SHMI_OK;
+}
+
+static void shm_progress(struct shmi_tp *tp) { (void)tp; }
+
+static const char *shm_why(struct shmi_tp *tp, int pe, int rc, char *buf, size_t len)
+{
+    (void)tp;
+    snprintf(buf, len, "shared memory with PE %d: %s", pe, shmi_strerror(rc));
+    return buf;
+}
+
+const struct shmi_tp_ops shmi_tp_shm = {
+    .name = "shm", .mapped = 1, .init = shm_init, .fini = shm_fini, .put = shm_put,
+    .get = shm_get, .amo = shm_amo, .flag = shm_flag, .fence = shm_fence, .quiet = shm_quiet,
+    .progress = shm_progress, .why = shm_why,
+};

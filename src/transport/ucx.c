@@ -1,6 +1,7 @@
 /* ucx.c - the UCX transport for PEs on other nodes (see ucx.h for the
  * contract).  Built when ucp.h is found (CMake option SYMHEAP_UCX); libucp
- * is dlopen'ed at init, i.e. only by jobs that span nodes.
+ * is dlopen'ed at init, i.e. only by jobs that span nodes.  The transport
+ * table's "ucx" row (shmi_tp_ucx, at the end) wraps the operations.
  *
  * Init, in order: load libucp; read UCX's configuration (UCX_TLS,
  * UCX_NET_DEVICES... from the environment; the worker lock a mutex, see
@@ -21,35 +22,6 @@
 
 #include <stdio.h>
 
-#if !SHMI_HAVE_UCX
-
-const int shmi_ucx_built = 0;
-int shmi_ucx_init(shmi_boot_t *b, const struct shmi_seg *segs, int nseg, const uint8_t *remote,
-                  struct shmi_bell *bell, char *err, size_t errlen)
-{
-    (void)b, (void)segs, (void)nseg, (void)remote, (void)bell, (void)err, (void)errlen;
-    return SHMI_ENOTSUP;
-}
-void shmi_ucx_fini(void) {}
-int shmi_ucx_put(void *d, const void *s, size_t n, int pe, int nbi)
-{ (void)d, (void)s, (void)n, (void)pe, (void)nbi; return SHMI_ENOTSUP; }
-int shmi_ucx_get(void *d, const void *s, size_t n, int pe, int nbi)
-{ (void)d, (void)s, (void)n, (void)pe, (void)nbi; return SHMI_ENOTSUP; }
-int shmi_ucx_amo(void *d, size_t size, enum shmi_ucx_amo op, uint64_t v, uint64_t c,
-                 uint64_t *old, int pe)
-{ (void)d, (void)size, (void)op, (void)v, (void)c, (void)old, (void)pe; return SHMI_ENOTSUP; }
-int shmi_ucx_fence(void) { return SHMI_OK; }
-int shmi_ucx_node(int pe) { return pe; }
-int shmi_ucx_quiet(void) { return SHMI_OK; }
-void shmi_ucx_progress(void) {}
-const char *shmi_ucx_why(int pe, int rc, char *buf, size_t len)
-{
-    (void)pe, (void)rc;
-    snprintf(buf, len, "built without UCX");
-    return buf;
-}
-
-#else
 
 #include <ucp/api/ucp.h>
 
@@ -72,7 +44,6 @@ const char *shmi_ucx_why(int pe, int rc, char *buf, size_t len)
 #define SHMI_UCX_SONAME "libucp.so.0"
 #endif
 
-const int shmi_ucx_built = 1;
 
 /* ---- libucp, loaded at run time ------------------------------------------- */
 
@@ -563,9 +534,9 @@ int shmi_ucx_put(void *dest, const void *src, size_t n, int pe, int nbi)
     ucp_rkey_h rkey;
     if (!usable(pe) || !xlate(dest, pe, &raddr, &rkey)) return st_err(UCS_ERR_UNREACHABLE, pe);
     ucp_request_param_t p = { 0 };
-    if (nbi != SHMI_UCX_UNTRACKED) track();
+    if (nbi != SHMI_TP_UNTRACKED) track();
     void *req = f.ucp_put_nbx(u.ep[pe], src, n, raddr, rkey, &p);
-    return st_err(nbi == SHMI_UCX_NBI ? req_leave(req) : req_wait(req), pe);
+    return st_err(nbi == SHMI_TP_NBI ? req_leave(req) : req_wait(req), pe);
 }
 
 int shmi_ucx_get(void *dest, const void *src, size_t n, int pe, int nbi)
@@ -579,23 +550,23 @@ int shmi_ucx_get(void *dest, const void *src, size_t n, int pe, int nbi)
     return st_err(nbi ? req_leave(req) : req_wait(req), pe);
 }
 
-int shmi_ucx_amo(void *dest, size_t size, enum shmi_ucx_amo op, uint64_t v, uint64_t c,
+int shmi_ucx_amo(void *dest, size_t size, enum shmi_amo_op op, uint64_t v, uint64_t c,
                  uint64_t *old, int pe)
 {
     uint64_t raddr;
     ucp_rkey_h rkey;
     if (!usable(pe) || !xlate(dest, pe, &raddr, &rkey)) return st_err(UCS_ERR_UNREACHABLE, pe);
     static const ucp_atomic_op_t code[] = {
-        [SHMI_UCX_FETCH] = UCP_ATOMIC_OP_ADD, [SHMI_UCX_SET] = UCP_ATOMIC_OP_SWAP,
-        [SHMI_UCX_SWAP] = UCP_ATOMIC_OP_SWAP, [SHMI_UCX_CSWAP] = UCP_ATOMIC_OP_CSWAP,
-        [SHMI_UCX_ADD] = UCP_ATOMIC_OP_ADD, [SHMI_UCX_AND] = UCP_ATOMIC_OP_AND,
-        [SHMI_UCX_OR] = UCP_ATOMIC_OP_OR, [SHMI_UCX_XOR] = UCP_ATOMIC_OP_XOR,
+        [SHMI_AMO_FETCH] = UCP_ATOMIC_OP_ADD, [SHMI_AMO_SET] = UCP_ATOMIC_OP_SWAP,
+        [SHMI_AMO_SWAP] = UCP_ATOMIC_OP_SWAP, [SHMI_AMO_CSWAP] = UCP_ATOMIC_OP_CSWAP,
+        [SHMI_AMO_ADD] = UCP_ATOMIC_OP_ADD, [SHMI_AMO_AND] = UCP_ATOMIC_OP_AND,
+        [SHMI_AMO_OR] = UCP_ATOMIC_OP_OR, [SHMI_AMO_XOR] = UCP_ATOMIC_OP_XOR,
     };
     /* operand and result in the low bytes (little-endian, as amo.c) */
-    uint64_t operand = op == SHMI_UCX_FETCH ? 0 : op == SHMI_UCX_CSWAP ? c : v;
-    uint64_t result = op == SHMI_UCX_CSWAP ? v : 0;
-    int fetch = old || op == SHMI_UCX_SET || op == SHMI_UCX_SWAP || op == SHMI_UCX_CSWAP ||
-                op == SHMI_UCX_FETCH;
+    uint64_t operand = op == SHMI_AMO_FETCH ? 0 : op == SHMI_AMO_CSWAP ? c : v;
+    uint64_t result = op == SHMI_AMO_CSWAP ? v : 0;
+    int fetch = old || op == SHMI_AMO_SET || op == SHMI_AMO_SWAP || op == SHMI_AMO_CSWAP ||
+                op == SHMI_AMO_FETCH;
     ucp_request_param_t p = { 0 };
     p.op_attr_mask = UCP_OP_ATTR_FIELD_DATATYPE;
     p.datatype = ucp_dt_make_contig(size);
@@ -631,4 +602,79 @@ void shmi_ucx_progress(void)
     if (u.up) f.ucp_worker_progress(u.worker);
 }
 
-#endif /* SHMI_HAVE_UCX */
+/* ---- the transport table's row (tp.h) --------------------------------------- */
+
+static int ops_init(struct shmi_tp *tp, shmi_boot_t *b, struct shmi_seg *segs, int nseg,
+                    char *err, size_t errlen)
+{
+    return shmi_ucx_init(b, segs, nseg, tp->remote, tp->bell, err, errlen);
+}
+
+static void ops_fini(struct shmi_tp *tp)
+{
+    (void)tp;
+    shmi_ucx_fini();
+}
+
+static int ops_put(struct shmi_tp *tp, void *dest, const void *src, size_t n, int pe, int mode)
+{
+    (void)tp;
+    return shmi_ucx_put(dest, src, n, pe, mode);
+}
+
+static int ops_get(struct shmi_tp *tp, void *dest, const void *src, size_t n, int pe, int mode)
+{
+    (void)tp;
+    return shmi_ucx_get(dest, src, n, pe, mode);
+}
+
+static int ops_amo(struct shmi_tp *tp, void *dest, size_t size, enum shmi_amo_op op, uint64_t v,
+                   uint64_t c, uint64_t *old, int pe)
+{
+    (void)tp;
+    return shmi_ucx_amo(dest, size, op, v, c, old, pe);
+}
+
+/* An 8-byte aligned put: a single store at the target (UCX's TCP transport
+ * copies it with one 8-byte move, and RDMA writes of aligned 8 bytes are
+ * not torn), untracked: the target waits for it anyway, and quiet/fini
+ * flush it.  UCX orders puts to one endpoint only after a fence. */
+static int ops_flag(struct shmi_tp *tp, uint64_t *flag, uint64_t w, int pe)
+{
+    (void)tp;
+    return shmi_ucx_put(flag, &w, sizeof w, pe, SHMI_TP_UNTRACKED);
+}
+
+static int ops_fence(struct shmi_tp *tp)
+{
+    (void)tp;
+    return shmi_ucx_fence();
+}
+
+static int ops_quiet(struct shmi_tp *tp)
+{
+    (void)tp;
+    return shmi_ucx_quiet();
+}
+
+static void ops_progress(struct shmi_tp *tp)
+{
+    (void)tp;
+    shmi_ucx_progress();
+}
+
+static const char *ops_why(struct shmi_tp *tp, int pe, int rc, char *buf, size_t len)
+{
+    (void)tp;
+    char what[200];
+    snprintf(buf, len, "the network operation with %s failed: the PE (or its node) is gone, or "
+             "UCX cannot reach it (check UCX_TLS, UCX_NET_DEVICES)",
+             shmi_ucx_why(pe, rc, what, sizeof what));
+    return buf;
+}
+
+const struct shmi_tp_ops shmi_tp_ucx = {
+    .name = "ucx", .init = ops_init, .fini = ops_fini, .put = ops_put, .get = ops_get,
+    .amo = ops_amo, .flag = ops_flag, .fence = ops_fence, .quiet = ops_quiet,
+    .progress = ops_progress, .why = ops_why,
+};

@@ -33,11 +33,9 @@
 
 #include "bootstrap/boot.h"
 #include "heap/heap.h"
+#include "transport/tp.h" /* enum shmi_amo_op, shmi_tp_mode */
 
 struct shmi_bell;
-
-/* Built with UCX (the transport exists); 0 when configured without it. */
-extern const int shmi_ucx_built;
 
 /* Collective over all PEs: load libucp, create context and worker, register
  * segs, exchange addresses and keys, connect to every PE with remote[pe] != 0.
@@ -48,23 +46,14 @@ int shmi_ucx_init(shmi_boot_t *b, const struct shmi_seg *segs, int nseg, const u
  * after the last barrier (no peer needs us any more); idempotent. */
 void shmi_ucx_fini(void);
 
-enum shmi_ucx_amo { SHMI_UCX_FETCH, SHMI_UCX_SET, SHMI_UCX_SWAP, SHMI_UCX_CSWAP,
-                    SHMI_UCX_ADD, SHMI_UCX_AND, SHMI_UCX_OR, SHMI_UCX_XOR };
-
 /* dest/src on the PE side are OUR symmetric addresses (heap or globals),
- * already bounds-checked by the caller.  nbi: one of these. */
-enum { SHMI_UCX_BLOCKING, SHMI_UCX_NBI,
-       /* a put that no later quiet needs to complete: a barrier's flag, whose
-        * target waits for it anyway.  Quiet flushes only when a tracked
-        * operation was issued since the last flush (a barrier_all after
-        * nothing but barriers costs no round trip). */
-       SHMI_UCX_UNTRACKED };
-int shmi_ucx_put(void *dest, const void *src, size_t n, int pe, int nbi);
-int shmi_ucx_get(void *dest, const void *src, size_t n, int pe, int nbi);
+ * already bounds-checked by the caller.  mode: enum shmi_tp_mode (tp.h). */
+int shmi_ucx_put(void *dest, const void *src, size_t n, int pe, int mode);
+int shmi_ucx_get(void *dest, const void *src, size_t n, int pe, int mode);
 /* 4- or 8-byte AMO; *old gets the previous value for fetching ops (FETCH,
  * SWAP, CSWAP, and the others when old != NULL).  CSWAP: v is the new value,
  * c the comparand.  Blocking until the result (or local completion). */
-int shmi_ucx_amo(void *dest, size_t size, enum shmi_ucx_amo op, uint64_t v, uint64_t c,
+int shmi_ucx_amo(void *dest, size_t size, enum shmi_amo_op op, uint64_t v, uint64_t c,
                  uint64_t *old, int pe);
 /* The node of PE pe, as the lowest world PE on it (bootstrap's local PEs,
  * exchanged at init); pe itself when the transport is not up. */

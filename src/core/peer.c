@@ -1,0 +1,90 @@
+/* peer.c - the core's side of the transport interface (transport/tp.h):
+ * moving bytes to and from any PE whatever the route, and the one fatal
+ * message when a transport fails.
+ *
+ * Entry points write the mapped case inline (shmi_tp_route gives NULL: a
+ * plain load or store) and call here otherwise; collectives, whose members
+ * may sit anywhere, call shmi_peer_read/_write for every access to a
+ * member's memory.  Addresses on the peer's side are our symmetric ones,
+ * already checked by the caller. */
+#include "core/state.h"
+
+#include <string.h>
+
+_Noreturn void shmi_tp_fail(const char *fn, const struct shmi_tp_ops *via, int pe, int rc)
+{
+    char why[512];
+    shmi_fatal("%s: %s", fn, via->why(&shmi_g.tp, pe, rc, why, sizeof why));
+}
+
+_Noreturn void shmi_tp_fail_at(const char *fn, const char *what, const void *addr,
+                               const struct shmi_tp_ops *via, int pe, int rc)
+{
+    char why[512];
+    shmi_fatal("%s: %s=%p (pe=%d) %s", fn, what, addr, pe,
+               via->why(&shmi_g.tp, pe, rc, why, sizeof why));
+}
+
+void shmi_peer_put(const char *fn, const struct shmi_tp_ops *via, void *dest, const void *src,
+                   size_t n, int pe, int mode)
+{
+    int rc = via->put(&shmi_g.tp, dest, src, n, pe, mode);
+    if (rc) shmi_tp_fail(fn, via, pe, rc);
+}
+
+void shmi_peer_get(const char *fn, const struct shmi_tp_ops *via, void *dest, const void *src,
+                   size_t n, int pe, int mode)
+{
+    int rc = via->get(&shmi_g.tp, dest, src, n, pe, mode);
+    if (rc) shmi_tp_fail(fn, via, pe, rc);
+}
+
+uint64_t shmi_peer_amo(const char *fn, const char *what, const struct shmi_tp_ops *via,
+                       void *dest, size_t size, enum shmi_amo_op op, uint64_t v, uint64_t c,
+                       int pe)
+{
+    uint64_t old = 0;
+    int rc = via->amo(&shmi_g.tp, dest, size, op, v, c, &old, pe);
+    if (rc) shmi_tp_fail_at(fn, what, dest, via, pe, rc);
+    return old;
+}
+
+void shmi_peer_read(const char *fn, void *dst, const void *sym, size_t n, int pe)
+{
+    const struct shmi_tp_ops *via = shmi_tp_route(&shmi_g.tp, sym, dst, pe);
+    if (SHMI_TP_DIRECT(via)) memcpy(dst, shmi_tp_ptr(&shmi_g.tp, sym, pe), n);
+    else shmi_peer_get(fn, via, dst, sym, n, pe, SHMI_TP_BLOCKING);
+}
+
+void shmi_peer_write(const char *fn, void *sym, const void *src, size_t n, int pe, int mode)
+{
+    const struct shmi_tp_ops *via = shmi_tp_route(&shmi_g.tp, sym, src, pe);
+    if (SHMI_TP_DIRECT(via)) memcpy(shmi_tp_ptr(&shmi_g.tp, sym, pe), src, n);
+    else shmi_peer_put(fn, via, sym, src, n, pe, mode);
+}
+
+void shmi_peer_flag(const char *fn, uint64_t *flag, uint64_t w, int pe)
+{
+    const struct shmi_tp_ops *via = shmi_tp_route(&shmi_g.tp, flag, NULL, pe);
+    if (SHMI_TP_DIRECT(via)) {
+        __atomic_store_n((uint64_t *)shmi_tp_ptr(&shmi_g.tp, flag, pe), w, __ATOMIC_RELEASE);
+        shmi_ring(shmi_tp_bell(&shmi_g.tp, pe));
+        return;
+    }
+    int rc = via->flag(&shmi_g.tp, flag, w, pe);
+    if (rc) shmi_tp_fail(fn, via, pe, rc);
+}
+
+void shmi_quiet(void)
+{
+    const struct shmi_tp_ops *who;
+    int rc = shmi_tp_quiet(&shmi_g.tp, &who);
+    if (rc) shmi_tp_fail("shmem_quiet", who, -1, rc);
+}
+
+void shmi_fence(void)
+{
+    const struct shmi_tp_ops *who;
+    int rc = shmi_tp_fence(&shmi_g.tp, &who);
+    if (rc) shmi_tp_fail("shmem_fence", who, -1, rc);
+}
