@@ -106,12 +106,13 @@ static void step_alloc(void)
 {
     /* The control block sits at the heap's end, so that allocator offsets
      * keep the base's alignment (1 GiB): shmem_align(2M) is 2M-aligned. */
-    shmi_g.user_base = shmi_g.heap.base;
-    shmi_g.user_size = shmi_g.heap.size - SHMI_CTL_SIZE;
-    shmi_g.ctl = (struct shmi_ctl *)(shmi_g.heap.base + shmi_g.user_size);
-    if (shmi_alloc_create(&shmi_g.alloc, shmi_g.user_size) != SHMI_OK)
+    shmi_g.host.base = shmi_g.heap.base;
+    shmi_g.host.size = shmi_g.heap.size - SHMI_CTL_SIZE;
+    shmi_g.ctl = (struct shmi_ctl *)(shmi_g.heap.base + shmi_g.host.size);
+    shmi_g.host.kind = &shmi_host_kind;
+    if (shmi_alloc_create(&shmi_g.host.alloc, shmi_g.host.size) != SHMI_OK)
         init_fail("cannot create the allocator", "out of private memory");
-    shmi_g.zero_hwm = 0;
+    shmi_g.host.zero_hwm = 0;
 }
 
 /* Repeated initialization (spec 1.6): init and finalize calls nest.  depth
@@ -164,7 +165,8 @@ static void start_session(int requested)
 /* A new session on the dormant heap and mappings of a finalized library. */
 static void restart(int requested)
 {
-    if (shmi_alloc_create(&shmi_g.alloc, shmi_g.user_size) != SHMI_OK)
+    shmi_g.host.kind = &shmi_host_kind;
+    if (shmi_alloc_create(&shmi_g.host.alloc, shmi_g.host.size) != SHMI_OK)
         init_fail("cannot create the allocator", "out of private memory");
     /* zero_hwm stays: the heap's pages below it hold the last session's data. */
     struct shmem_team_s world = shmi_team_world_s, shared = shmi_team_shared_s;
@@ -208,7 +210,7 @@ int shmem_init_thread(int requested, int *provided)
     if (shmi_g.me == 0 && (shmi_g.env.VERSION || shmi_g.env.INFO))
         shmi_log_info("symheap %s (OpenSHMEM %d.%d), %d PEs, heap %zu bytes at %p",
                       SYMHEAP_VERSION, SHMEM_MAJOR_VERSION, SHMEM_MINOR_VERSION, shmi_g.npes,
-                      shmi_g.user_size, (void *)shmi_g.user_base);
+                      shmi_g.host.size, (void *)shmi_g.host.base);
     if (shmi_g.me == 0 && shmi_g.env.INFO)
         for (int i = 0; i < shmi_env_count; i++) {
             char name[64];
@@ -253,8 +255,8 @@ void shmem_finalize(void)
     shmi_g.phase = SHMI_FINALIZED;
     shmi_gpu_fini();
     shmi_mem_fini();
-    shmi_alloc_destroy(shmi_g.alloc);
-    shmi_g.alloc = NULL;
+    shmi_alloc_destroy(shmi_g.host.alloc);
+    shmi_g.host.alloc = NULL;
     /* Split teams end with the session.  Every write into their barrier words
      * landed before the finalize barrier ended (a member leaves a barrier only
      * after its partners' writes), so clear them now: a team split in a later

@@ -1,4 +1,5 @@
-/* mem.c - the collective allocation calls on the symmetric heap.
+/* mem.c - the collective allocation calls, one path for every symmetric
+ * heap: the host heap and the GPU heap (mem_device.c supplies its kind).
  *
  * Every PE runs the same deterministic allocator (heap/alloc.c) on its own
  * metadata, so the same calls give the same offsets, hence the same address
@@ -24,7 +25,7 @@
 #include "debug/debug.h"
 #include "debug/report.h"
 #include "core/state.h"
-#include "core/mem_device.h" /* GPU heap dispatch (issue 7) */
+#include "core/mem_device.h" /* the GPU heap's kind, shmi_sym_any */
 #include "util/err.h"
 
 #include <shmem.h>
@@ -33,12 +34,39 @@
 #include <stdio.h>
 #include <string.h>
 
-static void bump_hwm(size_t off, size_t size)
+/* ---- The one allocation path, for every heap (core/state.h) --------------
+ * The heap's kind supplies what differs: whether the CPU can write its
+ * memory (then blocks carry guards, freed ones go through the quarantine,
+ * the self-test runs, and calloc clears only below the high-water mark),
+ * growth after the checked barrier (GPU: backing chunks), clearing and
+ * copying (memset/memcpy, or the copy engines). */
+
+/* Op code of heap h for host op k (SHMI_OP_MALLOC .. SHMI_OP_FREE). */
+static enum shmi_coll_op op_of(const struct shmi_sheap *h, enum shmi_coll_op k)
 {
-    if (off + size > shmi_g.zero_hwm) shmi_g.zero_hwm = off + size;
+    return (enum shmi_coll_op)(h->kind->op_malloc + (k - SHMI_OP_MALLOC));
+}
+_Static_assert(SHMI_OP_GPU_FREE - SHMI_OP_GPU_MALLOC == SHMI_OP_FREE - SHMI_OP_MALLOC &&
+               SHMI_OP_GPU_REALLOC - SHMI_OP_GPU_MALLOC == SHMI_OP_REALLOC - SHMI_OP_MALLOC,
+               "every heap's op codes follow MALLOC, CALLOC, ALIGN, REALLOC, FREE");
+
+/* The heap for a call that asks for GPU memory: set up now if need be. */
+static struct shmi_sheap *gpu_heap(const char *fn)
+{
+    shmi_gpu_ensure(fn);
+    return &shmi_g.gpu;
 }
 
-static void report_oom(const char *fn, size_t size)
+/* The heap holding ptr; the host heap for anything else (its messages say
+ * what ptr is instead). */
+static struct shmi_sheap *heap_of(const void *ptr)
+{
+    struct shmi_sheap *const heaps[] = { &shmi_g.host, &shmi_g.gpu };
+    struct shmi_sheap *h = shmi_sheap_of(heaps, 2, ptr);
+    return h ? h : &shmi_g.host;
+}
+
+static void report_oom(const struct shmi_sheap *h, const char *fn, size_t size)
 {
     if (shmi_g.me != 0) return; /* the same on every PE: say it once */
     if (size > ((size_t)1 << 47)) {
@@ -49,65 +77,112 @@ static void report_oom(const char *fn, size_t size)
         return;
     }
     struct shmi_alloc_stats st;
-    shmi_alloc_stats(shmi_g.alloc, &st);
+    shmi_alloc_stats(h->alloc, &st);
     char a[32], b[32], c[32], d[32], e[32];
     size_t want = st.used + size, suggest = (size_t)1 << 30;
     while (suggest < want + want / 4 && suggest < ((size_t)1 << 62)) suggest <<= 1;
-    shmi_log_warn("%s: symmetric heap full on every PE: need %s, %s free (largest free "
-                  "block %s) of %s, %s used; returning NULL. Set SHMEM_SYMMETRIC_SIZE=%zuG "
-                  "or larger", fn, shmi_fmt_size(size, a, sizeof a),
-                  shmi_fmt_size(st.free, b, sizeof b), shmi_fmt_size(st.largest_free, c, sizeof c),
+    shmi_log_warn("%s: %s full on every PE: need %s, %s free (largest free block %s) of %s, "
+                  "%s used; returning NULL. Set %s=%zuG or larger", fn, h->kind->name,
+                  shmi_fmt_size(size, a, sizeof a), shmi_fmt_size(st.free, b, sizeof b),
+                  shmi_fmt_size(st.largest_free, c, sizeof c),
                   shmi_fmt_size(st.size, d, sizeof d), shmi_fmt_size(st.used, e, sizeof e),
-                  suggest >> 30);
+                  h->kind->size_var, suggest >> 30);
 }
 
-/* ---- Allocation ---------------------------------------------------------- */
+/* User view of an allocator block of heap h. */
+static void block_of(const struct shmi_sheap *h, const struct shmi_block_info *bi,
+                     struct shmi_ublock *ub)
+{
+    if (h->kind->cpu) {
+        shmi_ublock_of(bi, ub);
+        return;
+    }
+    *ub = (struct shmi_ublock){ bi->off, h->base + bi->off, bi->size, 0, 0,
+                                shmi_tag_site(bi->tag) };
+}
 
-/* Carve a block with guards; 0 and *ub filled, or SHMI_ENOMEM. */
-static int carve(const char *fn, size_t size, size_t align, uint32_t site, int zero,
+static size_t span_of(const struct shmi_ublock *ub) { return ub->front + ub->size + ub->back; }
+
+/* Carve a block (with guards where the CPU can write them); 0 and *ub
+ * filled, or SHMI_ENOMEM.  Local: the checked barrier comes after. */
+static int carve(struct shmi_sheap *h, const char *fn, size_t size, size_t align, uint32_t site,
                  struct shmi_ublock *ub)
 {
-    size_t front = shmi_guard_front(align), back = shmi_guard_back(), off;
+    int cpu = h->kind->cpu;
+    size_t front = cpu ? shmi_guard_front(align) : 0, back = cpu ? shmi_guard_back() : 0, off;
     if (size > SIZE_MAX - front - back) return SHMI_ENOMEM;
-    size_t total = front + size + back;
-    int rc = shmi_alloc_alloc(shmi_g.alloc, total, align, &off);
-    if (rc == SHMI_ENOMEM && shmi_quar_flush(fn))
-        rc = shmi_alloc_alloc(shmi_g.alloc, total, align, &off);
+    int rc = shmi_alloc_alloc(h->alloc, front + size + back, align, &off);
+    if (rc == SHMI_ENOMEM && cpu && shmi_quar_flush(fn))
+        rc = shmi_alloc_alloc(h->alloc, front + size + back, align, &off);
     if (rc != SHMI_OK) return rc;
-    shmi_alloc_set_tag(shmi_g.alloc, off, shmi_tag_make(site, (uint32_t)front));
-    *ub = (struct shmi_ublock){ off, shmi_g.user_base + off + front, size, front, back, site };
-    if (zero && off < shmi_g.zero_hwm) {
-        size_t dirty = shmi_g.zero_hwm - off;
-        memset(shmi_g.user_base + off, 0, dirty < total ? dirty : total);
-    }
-    bump_hwm(off, total);
-    shmi_guard_fill(ub);
+    shmi_alloc_set_tag(h->alloc, off, shmi_tag_make(site, (uint32_t)front));
+    *ub = (struct shmi_ublock){ off, h->base + off + front, size, front, back, site };
+    if (cpu) shmi_guard_fill(ub);
     return SHMI_OK;
 }
 
-/* Allocate locally, then the checked barrier; NULL on every PE when full. */
-static void *sym_alloc(const char *fn, enum shmi_coll_op op, size_t size, size_t align,
-                       uint64_t a0, uint64_t a1, int zero, void *caller)
+/* Clear a new block's user bytes for calloc (its guards stay).  Pages of a
+ * CPU heap never handed out are still the memfd's fresh zero pages: only
+ * the part below the high-water mark is cleared. */
+static void clear(struct shmi_sheap *h, const char *fn, const struct shmi_ublock *ub)
+{
+    size_t at = ub->off + ub->front, n = ub->size;
+    if (h->kind->cpu) n = at >= h->zero_hwm ? 0 : h->zero_hwm - at < n ? h->zero_hwm - at : n;
+    if (n && h->kind->zero(ub->user, n) != SHMI_OK)
+        shmi_fatal("%s: clearing %zu bytes at %p failed: %s", fn, n, (void *)ub->user,
+                   h->kind->errstr());
+}
+
+static void bump_hwm(struct shmi_sheap *h, const struct shmi_ublock *ub)
+{
+    if (ub->off + span_of(ub) > h->zero_hwm) h->zero_hwm = ub->off + span_of(ub);
+}
+
+/* Give a block back: a CPU heap's through the quarantine (SHMEM_CHECKS=full). */
+static void release(struct shmi_sheap *h, const char *fn, const struct shmi_ublock *ub)
+{
+    if (h->kind->cpu) shmi_block_release(fn, ub);
+    else shmi_alloc_free(h->alloc, ub->off);
+}
+
+/* Allocate locally, then the checked barrier, then growth where the kind
+ * needs it; NULL on every PE when full. */
+static void *sym_alloc(struct shmi_sheap *h, const char *fn, enum shmi_coll_op op, size_t size,
+                       size_t align, uint64_t a0, uint64_t a1, int zero, void *caller)
 {
     struct shmi_ublock ub;
     shmi_call_site = caller;
-    int rc = carve(fn, size, align, shmi_site_intern(caller, fn), zero, &ub);
+    int rc = carve(h, fn, size, align, shmi_site_intern(caller, fn), &ub);
+    int usable = !h->kind->grow; /* memory there already: clear before the barrier */
+    if (rc == SHMI_OK && zero && usable) clear(h, fn, &ub);
+    if (rc == SHMI_OK) bump_hwm(h, &ub);
     shmi_barrier_checked(fn, op, a0, a1, rc == SHMI_OK ? ub.off : UINT64_MAX);
     if (rc != SHMI_OK) {
-        report_oom(fn, size);
+        report_oom(h, fn, size);
         return NULL;
     }
-    if (shmi_g.env.SELFTEST) shmi_selftest_block(fn, ub.user, ub.size, zero);
+    if (!usable) {
+        if (h->kind->grow(h, fn, ub.off + span_of(&ub), size) != SHMI_OK) {
+            shmi_alloc_free(h->alloc, ub.off);
+            return NULL; /* the kind said why; the same on every PE */
+        }
+        if (zero) {
+            clear(h, fn, &ub);
+            shmi_barrier(); /* no PE writes into the block before it is cleared */
+        }
+    }
+    if (shmi_g.env.SELFTEST && h->kind->cpu) shmi_selftest_block(fn, ub.user, ub.size, zero);
     return ub.user;
 }
 
 void *shmem_malloc(size_t size)
 {
-    shmi_check_running("shmem_malloc");
+    static const char fn[] = "shmem_malloc";
+    shmi_check_running(fn);
     shmi_report_poll();
     if (size == 0) return NULL;
-    if (shmi_gpu_default()) return shmi_gpu_malloc("shmem_malloc", size, 0);
-    return sym_alloc("shmem_malloc", SHMI_OP_MALLOC, size, SHMI_ALLOC_MIN_ALIGN, size, 0, 0,
+    struct shmi_sheap *h = shmi_gpu_default() ? gpu_heap(fn) : &shmi_g.host;
+    return sym_alloc(h, fn, op_of(h, SHMI_OP_MALLOC), size, SHMI_ALLOC_MIN_ALIGN, size, 0, 0,
                      SHMI_CALLER());
 }
 
@@ -132,144 +207,208 @@ void *shmem_malloc_with_hints(size_t size, long hints)
                                       "ignored, host memory", fn, (unsigned long)hints,
                                       (unsigned long)(hints & ~SHMI_KNOWN_HINTS));
     } else if (shmi_gpu_hinted_soft(fn, hints)) {
-        return shmi_gpu_malloc(fn, size, hints);
+        return sym_alloc(gpu_heap(fn), fn, SHMI_OP_GPU_MALLOC, size, SHMI_ALLOC_MIN_ALIGN, size,
+                         (uint64_t)hints, 0, SHMI_CALLER());
     }
     /* With load/store on one node all host memory suits atomics and signals
      * equally, so every standard hint gives the same kind of block. */
-    return sym_alloc(fn, SHMI_OP_HINTS, size, SHMI_ALLOC_MIN_ALIGN, size, (uint64_t)hints, 0,
-                     SHMI_CALLER());
+    return sym_alloc(&shmi_g.host, fn, SHMI_OP_HINTS, size, SHMI_ALLOC_MIN_ALIGN, size,
+                     (uint64_t)hints, 0, SHMI_CALLER());
+}
+
+/* count * size, or 0 (and NULL from the caller, without a barrier: the same
+ * on every PE) when it overflows. */
+static size_t calloc_bytes(const char *fn, size_t count, size_t size)
+{
+    if (count <= SIZE_MAX / size) return count * size;
+    if (shmi_g.me == 0)
+        shmi_log_warn("%s(%zu, %zu): count * size overflows size_t; returning NULL", fn, count,
+                      size);
+    return 0;
+}
+
+static void *sym_calloc(struct shmi_sheap *h, const char *fn, size_t count, size_t size,
+                        void *caller)
+{
+    size_t n = calloc_bytes(fn, count, size);
+    if (n == 0) return NULL;
+    return sym_alloc(h, fn, op_of(h, SHMI_OP_CALLOC), n, SHMI_ALLOC_MIN_ALIGN, count, size, 1,
+                     caller);
 }
 
 void *shmem_calloc(size_t count, size_t size)
 {
-    shmi_check_running("shmem_calloc");
+    static const char fn[] = "shmem_calloc";
+    shmi_check_running(fn);
     shmi_report_poll();
     if (count == 0 || size == 0) return NULL;
-    if (count > SIZE_MAX / size) {
-        /* Same on every PE, so every PE returns NULL without a barrier. */
-        if (shmi_g.me == 0)
-            shmi_log_warn("shmem_calloc(%zu, %zu): count * size overflows size_t; "
-                          "returning NULL", count, size);
-        return NULL;
-    }
-    if (shmi_gpu_default()) return shmi_gpu_calloc("shmem_calloc", count, size);
-    return sym_alloc("shmem_calloc", SHMI_OP_CALLOC, count * size, SHMI_ALLOC_MIN_ALIGN, count,
-                     size, 1, SHMI_CALLER());
+    if (!calloc_bytes(fn, count, size)) return NULL; /* before the GPU heap comes up */
+    return sym_calloc(shmi_gpu_default() ? gpu_heap(fn) : &shmi_g.host, fn, count, size,
+                      SHMI_CALLER());
+}
+
+static void check_alignment(const char *fn, size_t alignment, size_t size)
+{
+    if (alignment == 0 || (alignment & (alignment - 1)))
+        shmi_fatal("%s(%zu, %zu): alignment %zu is not a power of two: use e.g. "
+                   "64, 4096 or 2097152", fn, alignment, size, alignment);
+    if (alignment > SHMI_HEAP_BASE_ALIGN)
+        shmi_fatal("%s(%zu, %zu): alignments above %zu (1 GiB) are not supported", fn,
+                   alignment, size, SHMI_HEAP_BASE_ALIGN);
 }
 
 void *shmem_align(size_t alignment, size_t size)
 {
-    shmi_check_running("shmem_align");
+    static const char fn[] = "shmem_align";
+    shmi_check_running(fn);
     shmi_report_poll();
-    if (alignment == 0 || (alignment & (alignment - 1)))
-        shmi_fatal("shmem_align(%zu, %zu): alignment %zu is not a power of two: use e.g. "
-                   "64, 4096 or 2097152", alignment, size, alignment);
-    if (alignment > SHMI_HEAP_BASE_ALIGN)
-        shmi_fatal("shmem_align(%zu, %zu): alignments above %zu (1 GiB) are not supported",
-                   alignment, size, SHMI_HEAP_BASE_ALIGN);
+    check_alignment(fn, alignment, size);
     if (size == 0) return NULL;
-    if (shmi_gpu_default()) return shmi_gpu_align("shmem_align", alignment, size);
-    return sym_alloc("shmem_align", SHMI_OP_ALIGN, size, alignment, alignment, size, 0,
+    struct shmi_sheap *h = shmi_gpu_default() ? gpu_heap(fn) : &shmi_g.host;
+    return sym_alloc(h, fn, op_of(h, SHMI_OP_ALIGN), size, alignment, alignment, size, 0,
                      SHMI_CALLER());
 }
 
-static void live_block(const char *fn, const void *ptr, struct shmi_ublock *ub)
+void *shmemx_calloc_with_hints(size_t count, size_t size, long hints)
 {
-    uintptr_t x = (uintptr_t)ptr, base = (uintptr_t)shmi_g.user_base;
+    static const char fn[] = "shmemx_calloc_with_hints";
+    shmi_check_running(fn);
+    if (!shmi_gpu_hinted(fn, hints)) return shmem_calloc(count, size);
+    if (count == 0 || size == 0) return NULL;
+    if (!calloc_bytes(fn, count, size)) return NULL;
+    return sym_calloc(gpu_heap(fn), fn, count, size, SHMI_CALLER());
+}
+
+void *shmemx_align_with_hints(size_t alignment, size_t size, long hints)
+{
+    static const char fn[] = "shmemx_align_with_hints";
+    shmi_check_running(fn);
+    if (!shmi_gpu_hinted(fn, hints)) return shmem_align(alignment, size);
+    check_alignment(fn, alignment, size);
+    if (size == 0) return NULL;
+    return sym_alloc(gpu_heap(fn), fn, SHMI_OP_GPU_ALIGN, size, alignment, alignment, size, 0,
+                     SHMI_CALLER());
+}
+
+/* The live block of heap h that starts at ptr, or a fatal message saying
+ * what ptr is instead. */
+static void live_block(struct shmi_sheap *h, const char *fn, const void *ptr,
+                       struct shmi_ublock *ub)
+{
+    uintptr_t x = (uintptr_t)ptr, base = (uintptr_t)h->base;
+    const char *gpu = h->kind->cpu ? "" : "GPU ";
     struct shmi_block_info bi;
-    char why[256];
-    if (x - base >= shmi_g.user_size) {
+    if (x - base >= h->size) {
         if (shmi_tp_seg_of(&shmi_g.tp, ptr, 0) == 1)
             shmi_fatal("%s(%p): that is a global or static variable, not memory from "
                        "shmem_malloc: only heap blocks can be freed or reallocated", fn, ptr);
+        char origin[256] = "memory outside the symmetric heap";
+        if (shmi_hooks.addr_origin) shmi_hooks.addr_origin(ptr, origin, sizeof origin);
         shmi_fatal("%s(%p): not an address in the symmetric heap [%p, %p): it is %s; pass a "
                    "pointer returned by shmem_malloc/calloc/align/realloc", fn, ptr,
-                   (void *)shmi_g.user_base, (void *)(shmi_g.user_base + shmi_g.user_size),
-                   shmi_addr_origin(ptr, why, sizeof why));
+                   (void *)h->base, (void *)(h->base + h->size), origin);
     }
-    if (shmi_alloc_find(shmi_g.alloc, x - base, &bi) != SHMI_OK)
+    if (shmi_alloc_find(h->alloc, x - base, &bi) != SHMI_OK)
         shmi_fatal("%s(%p): heap metadata lookup failed", fn, ptr);
     if (bi.live) {
-        shmi_ublock_of(&bi, ub);
+        block_of(h, &bi, ub);
         if (ub->user == ptr) return;
         if (x >= (uintptr_t)ub->user)
-            shmi_fatal("%s(%p): points %zu bytes into the block at %p (%zu bytes): pass the "
-                       "block's start address", fn, ptr, (size_t)(x - (uintptr_t)ub->user),
+            shmi_fatal("%s(%p): points %zu bytes into the %sblock at %p (%zu bytes): pass the "
+                       "block's start address", fn, ptr, (size_t)(x - (uintptr_t)ub->user), gpu,
                        (void *)ub->user, ub->size);
         shmi_fatal("%s(%p): points into the guard zone before the block at %p: pass the "
                    "block's start address", fn, ptr, (void *)ub->user);
     }
-    if (shmi_quar_covers(x - base))
+    if (h->kind->cpu && shmi_quar_covers(x - base))
         shmi_fatal("%s(%p): that block was already freed by shmem_free (double free)", fn, ptr);
-    shmi_fatal("%s(%p): no live block starts there: it was already freed (double free?) or "
-               "never allocated", fn, ptr);
+    shmi_fatal("%s(%p): no live %sblock starts there: it was already freed (double free?) or "
+               "never allocated", fn, ptr, gpu);
 }
 
-static void check_guards(const char *fn, const struct shmi_ublock *ub)
+static void check_guards(const struct shmi_sheap *h, const char *fn, const struct shmi_ublock *ub)
 {
     char why[200];
-    if (shmi_guard_check(ub, why, sizeof why)) shmi_block_damaged(fn, ub, why);
+    if (h->kind->cpu && shmi_guard_check(ub, why, sizeof why)) shmi_block_damaged(fn, ub, why);
 }
-
 
 void shmem_free(void *ptr)
 {
-    shmi_check_running("shmem_free");
+    static const char fn[] = "shmem_free";
+    shmi_check_running(fn);
     SHMI_SITE();
     shmi_report_poll();
     if (!ptr) return;
-    if (shmi_hooks.free_check) shmi_hooks.free_check("shmem_free", ptr);
-    if (shmi_gpu_has(ptr)) {
-        shmi_gpu_free("shmem_free", ptr);
-        return;
-    }
+    if (shmi_hooks.free_check) shmi_hooks.free_check(fn, ptr);
+    struct shmi_sheap *h = heap_of(ptr);
     struct shmi_ublock ub;
-    live_block("shmem_free", ptr, &ub);
-    check_guards("shmem_free", &ub);
-    shmi_barrier_checked("shmem_free", SHMI_OP_FREE, ub.off, 0, 0);
-    shmi_block_release("shmem_free", &ub);
+    live_block(h, fn, ptr, &ub);
+    check_guards(h, fn, &ub);
+    shmi_barrier_checked(fn, op_of(h, SHMI_OP_FREE), ub.off, 0, 0);
+    release(h, fn, &ub);
 }
 
-/* Grow or shrink in place (guards moved), or carve a new block, copy, release. */
-static int resize_block(const char *fn, struct shmi_ublock *ub, size_t size)
+/* Resize ub's block to size: in place (guards moved), or a new block with
+ * the contents copied and the old one released; then grown where the kind
+ * needs it.  0 (*ub is the block now), or SHMI_ENOMEM with nothing changed
+ * (*reported: the kind already said why). */
+static int resize_block(struct shmi_sheap *h, const char *fn, struct shmi_ublock *ub,
+                        size_t size, int *reported)
 {
+    struct shmi_ublock nb = *ub;
+    int moved = 0;
     if (size <= SIZE_MAX - ub->front - ub->back &&
-        shmi_alloc_resize(shmi_g.alloc, ub->off, ub->front + size + ub->back) == SHMI_OK) {
-        bump_hwm(ub->off, ub->front + size + ub->back);
-        ub->size = size;
-        shmi_guard_fill(ub);
-        return SHMI_OK;
+        shmi_alloc_resize(h->alloc, ub->off, ub->front + size + ub->back) == SHMI_OK) {
+        nb.size = size;
+        if (h->kind->cpu) shmi_guard_fill(&nb);
+    } else {
+        int rc = carve(h, fn, size, SHMI_ALLOC_MIN_ALIGN, ub->site, &nb);
+        if (rc != SHMI_OK) return rc;
+        moved = 1;
     }
-    struct shmi_ublock nb;
-    int rc = carve(fn, size, SHMI_ALLOC_MIN_ALIGN, ub->site, 0, &nb);
-    if (rc != SHMI_OK) return rc;
-    memcpy(nb.user, ub->user, ub->size < size ? ub->size : size);
-    shmi_block_release(fn, ub);
+    if (h->kind->grow && h->kind->grow(h, fn, nb.off + span_of(&nb), size) != SHMI_OK) {
+        if (moved) shmi_alloc_free(h->alloc, nb.off);
+        else shmi_alloc_resize(h->alloc, ub->off, span_of(ub));
+        *reported = 1;
+        return SHMI_ENOMEM;
+    }
+    bump_hwm(h, &nb);
+    if (moved) {
+        size_t keep = ub->size < size ? ub->size : size;
+        if (h->kind->copy(nb.user, ub->user, keep) != SHMI_OK)
+            shmi_fatal("%s(%p, %zu): copying to the new block failed: %s", fn, (void *)ub->user,
+                       size, h->kind->errstr());
+        release(h, fn, ub);
+    }
     *ub = nb;
     return SHMI_OK;
 }
 
 void *shmem_realloc(void *ptr, size_t size)
 {
-    shmi_check_running("shmem_realloc");
+    static const char fn[] = "shmem_realloc";
+    shmi_check_running(fn);
     SHMI_SITE();
     shmi_report_poll();
-    if (!ptr) return sym_alloc("shmem_realloc", SHMI_OP_MALLOC, size, SHMI_ALLOC_MIN_ALIGN, size,
-                               0, 0, SHMI_CALLER());
-    if (shmi_hooks.free_check) shmi_hooks.free_check("shmem_realloc", ptr);
+    if (!ptr) {
+        struct shmi_sheap *h = shmi_gpu_default() ? gpu_heap(fn) : &shmi_g.host;
+        return sym_alloc(h, fn, op_of(h, SHMI_OP_MALLOC), size, SHMI_ALLOC_MIN_ALIGN, size, 0,
+                         0, SHMI_CALLER());
+    }
+    if (shmi_hooks.free_check) shmi_hooks.free_check(fn, ptr);
     if (size == 0) {
         shmem_free(ptr);
         return NULL;
     }
-    if (shmi_gpu_has(ptr)) return shmi_gpu_realloc("shmem_realloc", ptr, size);
+    struct shmi_sheap *h = heap_of(ptr);
     struct shmi_ublock ub;
-    live_block("shmem_realloc", ptr, &ub);
-    check_guards("shmem_realloc", &ub);
-    shmi_barrier_checked("shmem_realloc", SHMI_OP_REALLOC, ub.off, size, 0);
-    int rc = resize_block("shmem_realloc", &ub, size);
+    live_block(h, fn, ptr, &ub);
+    check_guards(h, fn, &ub);
+    shmi_barrier_checked(fn, op_of(h, SHMI_OP_REALLOC), ub.off, size, 0);
+    int reported = 0, rc = resize_block(h, fn, &ub, size, &reported);
     shmi_barrier();
     if (rc != SHMI_OK) {
-        report_oom("shmem_realloc", size);
+        if (!reported) report_oom(h, fn, size);
         return NULL; /* the old block is untouched, on every PE */
     }
     return ub.user;
@@ -295,11 +434,11 @@ int shmemx_heap_info(shmemx_heap_info_t *info)
 {
     if (shmi_g.phase != SHMI_RUNNING || !info) return -1;
     struct shmi_alloc_stats st;
-    shmi_alloc_stats(shmi_g.alloc, &st);
+    shmi_alloc_stats(shmi_g.host.alloc, &st);
     /* quarantined blocks (SHMEM_CHECKS=full) are free as far as the user knows */
     size_t quar_bytes, quar_blocks;
     shmi_quar_stats(&quar_bytes, &quar_blocks);
-    *info = (shmemx_heap_info_t){ shmi_g.user_base, st.size, st.used - quar_bytes,
+    *info = (shmemx_heap_info_t){ shmi_g.host.base, st.size, st.used - quar_bytes,
                                   st.free + quar_bytes, st.largest_free, st.peak_used,
                                   st.live_blocks - quar_blocks };
     return 0;
@@ -311,31 +450,3 @@ int shmemx_heap_check(void)
     return shmi_heap_check();
 }
 
-/* ---- calloc/align with hints ------------------------------------------------------ */
-
-void *shmemx_calloc_with_hints(size_t count, size_t size, long hints)
-{
-    static const char fn[] = "shmemx_calloc_with_hints";
-    shmi_check_running(fn);
-    if (!shmi_gpu_hinted(fn, hints)) return shmem_calloc(count, size);
-    if (count == 0 || size == 0) return NULL;
-    if (count > SIZE_MAX / size) {
-        if (shmi_g.me == 0)
-            shmi_log_warn("%s(%zu, %zu): count * size overflows size_t; returning NULL", fn,
-                          count, size);
-        return NULL;
-    }
-    return shmi_gpu_calloc(fn, count, size);
-}
-
-void *shmemx_align_with_hints(size_t alignment, size_t size, long hints)
-{
-    static const char fn[] = "shmemx_align_with_hints";
-    shmi_check_running(fn);
-    if (!shmi_gpu_hinted(fn, hints)) return shmem_align(alignment, size);
-    if (alignment == 0 || (alignment & (alignment - 1)) || alignment > SHMI_HEAP_BASE_ALIGN)
-        shmi_fatal("%s(%zu, %zu): alignment must be a power of two up to 1 GiB, e.g. 64, "
-                   "4096 or 2097152", fn, alignment, size);
-    if (size == 0) return NULL;
-    return shmi_gpu_align(fn, alignment, size);
-}

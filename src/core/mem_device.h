@@ -3,12 +3,10 @@
  * the transport's copy-engine row (transport/cuda.c) the host operations on
  * GPU memory.
  *
- * A symmetric address is GPU memory when shmi_gpu_has() says so: one
- * subtraction and compare against the range in shmi_g.gpu, which is 0/0
- * until the GPU heap exists (always, in a build without CUDA), so host-only
- * programs pay one predictable branch.  Entry points that handle host
- * memory with the CPU (memcpy, CPU atomics, waits) must first send GPU
- * addresses here: the CPU cannot load or store GPU memory. */
+ * The heap's allocator and range are shmi_g.gpu (0/0 until the GPU heap
+ * exists, always in a build without CUDA), its device side shmi_g.dev.
+ * Host operations on GPU memory are routed by the transport (tp.h): the
+ * CPU cannot load or store it. */
 #ifndef SHMI_MEM_DEVICE_H
 #define SHMI_MEM_DEVICE_H
 
@@ -16,12 +14,6 @@
 
 #include <stddef.h>
 #include <stdint.h>
-
-/* 1 when [a, a+1) is in this PE's GPU heap (symmetric GPU address). */
-static inline int shmi_gpu_has(const void *a)
-{
-    return __builtin_expect((uintptr_t)a - shmi_g.gpu.base < shmi_g.gpu.size, 0);
-}
 
 /* ---- set-up (init.c) -------------------------------------------------------- */
 /* Collective, at shmem_init after the host heap: sets the GPU heap up now
@@ -32,10 +24,10 @@ void shmi_gpu_init(void);
 /* After the finalize barrier: wait for this PE's GPU work, unmap, release. */
 void shmi_gpu_fini(void);
 
-/* ---- allocation (mem.c dispatches here) ---------------------------------------
+/* ---- allocation (api/mem.c's one path takes the kind below) -------------------
  * Same rules as the host heap: collective, same address on every PE,
  * checked across PEs (op codes SHMI_OP_GPU_*), all-or-nothing NULL when the
- * heap or the GPU is full.  size > 0 (the callers return NULL for 0). */
+ * heap or the GPU is full. */
 /* Which heap a call without GPU hints uses: 1 when SHMEM_MALLOC_GPU=1. */
 int shmi_gpu_default(void);
 /* 1 when hints ask for GPU memory and it is (or, for
@@ -44,11 +36,11 @@ int shmi_gpu_hinted(const char *fn, long hints);
 /* The same for shmem_malloc_with_hints, where hints are advice (spec): with
  * SHMEMX_MALLOC_DEVICE and no GPU heap, 0 (host memory) and a warning, once. */
 int shmi_gpu_hinted_soft(const char *fn, long hints);
-void *shmi_gpu_malloc(const char *fn, size_t size, long hints);
-void *shmi_gpu_calloc(const char *fn, size_t count, size_t size);
-void *shmi_gpu_align(const char *fn, size_t alignment, size_t size);
-void *shmi_gpu_realloc(const char *fn, void *ptr, size_t size);
-void shmi_gpu_free(const char *fn, void *ptr);
+/* Collective: the GPU heap is up after this (set up now if it is not), or
+ * the program stops saying why. */
+void shmi_gpu_ensure(const char *fn);
+/* The GPU heap's memory kind (shmi_g.gpu.kind once it is up). */
+extern const struct shmi_sheap_kind shmi_gpu_kind;
 /* PE pe's copy of GPU symmetric address a (checked; a itself for our PE). */
 void *shmi_gpu_ptr(const char *fn, const void *a, size_t n, int pe);
 

@@ -3,6 +3,7 @@
 #include "core/state.h"
 
 #include <stdint.h>
+#include <string.h>
 
 struct shmi_state shmi_g;
 int shmi_checks = SHMI_CHECKS_CHEAP;
@@ -50,3 +51,25 @@ _Noreturn void shmi_bad_addr(const char *fn, const char *what, const void *addr,
                "or a global/static variable", fn, what, addr,
                origin);
 }
+
+/* ---- the host heap's memory kind (state.h): memfd pages, which the CPU
+ * loads and stores and which the kernel hands out zeroed -------------------- */
+
+static int host_zero(void *p, size_t n)
+{
+    memset(p, 0, n);
+    return SHMI_OK;
+}
+
+static int host_copy(void *dst, const void *src, size_t n)
+{
+    memcpy(dst, src, n);
+    return SHMI_OK;
+}
+
+static const char *host_errstr(void) { return "no error"; }
+
+const struct shmi_sheap_kind shmi_host_kind = {
+    .name = "symmetric heap", .size_var = "SHMEM_SYMMETRIC_SIZE", .cpu = 1,
+    .op_malloc = SHMI_OP_MALLOC, .zero = host_zero, .copy = host_copy, .errstr = host_errstr,
+};

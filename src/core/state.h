@@ -15,10 +15,14 @@
 #include "core/hooks.h"
 #include "heap/alloc.h"
 #include "heap/heap.h"
+#include "heap/mkind_cuda.h" /* struct shmi_cuda_info */
+#include "transport/cuda.h"   /* struct shmi_cuda_seg */
 #include "transport/tp.h"
 #include "util/env.h"
 #include "util/err.h"
 #include "util/log.h"
+
+#include <symheap/shmemx_gpu.h> /* shmemx_gpu_state_t */
 
 #define SHMI_BAR_ROUNDS 16 /* dissemination rounds: up to 65536 PEs */
 
@@ -93,6 +97,58 @@ struct shmi_ctl {
 #define SHMI_CTL_SIZE ((size_t)256 << 10) /* reserved at the heap's end */
 _Static_assert(sizeof(struct shmi_ctl) <= SHMI_CTL_SIZE, "control block exceeds SHMI_CTL_SIZE");
 
+/* One symmetric heap: the deterministic allocator (heap/alloc.c) over
+ * [base, base + size), the same on every PE, and the memory kind behind it
+ * (its operations: sheap_kind below).  Every allocation call takes the same
+ * path for every heap (api/mem.c); the kind supplies what differs. */
+struct shmi_sheap_kind;
+struct shmi_sheap {
+    char *base;                /* first byte the allocator hands out */
+    size_t size;
+    shmi_alloc_t *alloc;
+    size_t zero_hwm;           /* allocator offsets >= this were never handed out */
+    const struct shmi_sheap_kind *kind;
+};
+
+struct shmi_sheap_kind {
+    const char *name;          /* "symmetric heap", "GPU symmetric heap" */
+    const char *size_var;      /* the setting that sizes it: "SHMEM_SYMMETRIC_SIZE" */
+    int cpu;                   /* the CPU can load and store it: debug guards, poison,
+                                  self-test, and calloc's high-water mark apply */
+    uint32_t op_malloc;        /* its checked op codes: MALLOC, CALLOC, ALIGN, REALLOC,
+                                  FREE follow in this order (enum shmi_coll_op) */
+    /* Collective, after every PE allocated [0, end) the same way: make that
+     * range usable (GPU: back it with chunks).  NULL when always usable.
+     * 0, or SHMI_ENOMEM after saying why (every PE then returns NULL). */
+    int (*grow)(struct shmi_sheap *h, const char *fn, size_t end, size_t size);
+    /* Clear / copy bytes of this heap's memory; 0 or a negative code. */
+    int (*zero)(void *p, size_t n);
+    int (*copy)(void *dst, const void *src, size_t n);
+    const char *(*errstr)(void); /* why zero/copy failed */
+};
+
+/* The host heap's kind (state.c); the GPU heap's is in mem_device.h. */
+extern const struct shmi_sheap_kind shmi_host_kind;
+
+/* The heap holding address p, or NULL. */
+static inline struct shmi_sheap *shmi_sheap_of(struct shmi_sheap *const *heaps, int n,
+                                               const void *p)
+{
+    for (int i = 0; i < n; i++)
+        if ((uintptr_t)p - (uintptr_t)heaps[i]->base < heaps[i]->size) return heaps[i];
+    return NULL;
+}
+
+/* The GPU heap's device side (mem_device.c): the CUDA segment and what the
+ * device API is told (shmemx_gpu_state_t, published to CUDA code). */
+struct shmi_gpu_state {
+    int status;                /* GPU_UNTRIED / GPU_UP / GPU_NONE (mem_device.c) */
+    char why[600];             /* GPU_NONE: the reason */
+    struct shmi_cuda_info info;
+    struct shmi_cuda_seg seg;
+    shmemx_gpu_state_t st;
+};
+
 enum { SHMI_UNINIT = 0, SHMI_RUNNING = 1, SHMI_FINALIZED = 2 };
 
 struct shmi_state {
@@ -103,15 +159,10 @@ struct shmi_state {
     shmi_boot_t boot;
     struct shmi_seg heap, globals;
     struct shmi_tp tp;
-    shmi_alloc_t *alloc;
-    struct shmi_ctl *ctl;      /* ours, = heap.base */
-    char *user_base;           /* first byte the allocator hands out */
-    size_t user_size;
-    size_t zero_hwm;           /* allocator offsets >= this were never handed out */
-    struct {                   /* GPU heap (mem_device.h): [base, base+size) */
-        uintptr_t base;        /* is GPU memory; 0/0 while there is none */
-        size_t size;
-    } gpu;
+    struct shmi_ctl *ctl;      /* ours, at the end of the heap segment */
+    struct shmi_sheap host;    /* the symmetric heap (host memory) */
+    struct shmi_sheap gpu;     /* the GPU heap: 0/0 while there is none */
+    struct shmi_gpu_state dev; /* the GPU heap's device side (mem_device.c) */
 };
 extern struct shmi_state shmi_g;
 

@@ -351,7 +351,7 @@ const char *shmi_op_name(enum shmi_coll_op op)
 static void describe(const struct shmi_sig *s, char *buf, size_t len)
 {
     const char *name = shmi_op_name(s->op);
-    const char *off = shmi_g.user_base;
+    const char *off = shmi_g.host.base;
     switch (s->op) {
     case SHMI_OP_MALLOC:
         snprintf(buf, len, "%s(%lu)", name, (unsigned long)s->arg[0]);

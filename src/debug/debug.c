@@ -116,7 +116,7 @@ void shmi_ublock_of(const struct shmi_block_info *bi, struct shmi_ublock *ub)
     ub->off = bi->off;
     ub->front = shmi_tag_front(bi->tag);
     ub->site = shmi_tag_site(bi->tag);
-    ub->user = shmi_g.user_base + bi->off + ub->front;
+    ub->user = shmi_g.host.base + bi->off + ub->front;
     ub->back = bi->size >= ub->front + shmi_guard_back() ? shmi_guard_back() : 0;
     ub->size = bi->size - ub->front - ub->back;
 }
@@ -181,10 +181,10 @@ static int maps_lookup(uintptr_t a, char *name, size_t len)
 
 static int in_freed_block(const void *addr, char *buf, size_t len)
 {
-    uintptr_t x = (uintptr_t)addr, base = (uintptr_t)shmi_g.user_base;
+    uintptr_t x = (uintptr_t)addr, base = (uintptr_t)shmi_g.host.base;
     struct shmi_block_info bi;
-    if (!shmi_g.alloc || x - base >= shmi_g.user_size) return 0;
-    if (shmi_alloc_find(shmi_g.alloc, x - base, &bi) != 0 || bi.live) return 0;
+    if (!shmi_g.host.alloc || x - base >= shmi_g.host.size) return 0;
+    if (shmi_alloc_find(shmi_g.host.alloc, x - base, &bi) != 0 || bi.live) return 0;
     snprintf(buf, len, "inside a free range of the symmetric heap: memory that was freed "
              "with shmem_free (or never allocated)");
     return 1;
@@ -267,10 +267,10 @@ void shmi_selftest_block(const char *fn, char *user, size_t size, int zeroed)
 void shmi_mem_check_span(const char *fn, const char *what, const void *p, size_t n,
                          const char *hint)
 {
-    uintptr_t x = (uintptr_t)p, base = (uintptr_t)shmi_g.user_base;
+    uintptr_t x = (uintptr_t)p, base = (uintptr_t)shmi_g.host.base;
     struct shmi_block_info bi;
-    if (shmi_checks == SHMI_CHECKS_OFF || n == 0 || x - base >= shmi_g.user_size ||
-        shmi_alloc_find(shmi_g.alloc, x - base, &bi) != SHMI_OK)
+    if (shmi_checks == SHMI_CHECKS_OFF || n == 0 || x - base >= shmi_g.host.size ||
+        shmi_alloc_find(shmi_g.host.alloc, x - base, &bi) != SHMI_OK)
         return;
     struct shmi_ublock ub;
     shmi_ublock_of(&bi, &ub);

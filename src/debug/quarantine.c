@@ -23,7 +23,7 @@ static size_t quar_bytes; /* spans of quarantined blocks: reported as free */
 static size_t span_of(size_t off)
 {
     struct shmi_block_info bi;
-    shmi_alloc_find(shmi_g.alloc, off, &bi);
+    shmi_alloc_find(shmi_g.host.alloc, off, &bi);
     return bi.span;
 }
 
@@ -39,7 +39,7 @@ _Noreturn void shmi_block_damaged(const char *fn, const struct shmi_ublock *ub, 
 static int poison_damage(size_t off, struct shmi_ublock *ub, char *why, size_t len)
 {
     struct shmi_block_info bi;
-    shmi_alloc_find(shmi_g.alloc, off, &bi);
+    shmi_alloc_find(shmi_g.host.alloc, off, &bi);
     shmi_ublock_of(&bi, ub);
     for (size_t i = 0; i < ub->size; i++)
         if ((unsigned char)ub->user[i] != SHMI_POISON_BYTE) {
@@ -64,7 +64,7 @@ static void quar_release(const char *fn)
     quar_len--;
     quar_bytes -= span_of(off);
     poison_check(fn, off);
-    shmi_alloc_free(shmi_g.alloc, off);
+    shmi_alloc_free(shmi_g.host.alloc, off);
 }
 
 /* For reports: a quarantined block is free as far as the user knows. */
@@ -87,7 +87,7 @@ int shmi_quar_covers(size_t off)
     struct shmi_block_info bi;
     for (int i = 0; i < quar_len; i++) {
         size_t q = quar[(quar_head + i) % QUAR_MAX];
-        if (q <= off && shmi_alloc_find(shmi_g.alloc, q, &bi) == SHMI_OK && off < bi.off + bi.size)
+        if (q <= off && shmi_alloc_find(shmi_g.host.alloc, q, &bi) == SHMI_OK && off < bi.off + bi.size)
             return 1;
     }
     return 0;
@@ -104,7 +104,7 @@ void shmi_mem_fini(void)
 void shmi_block_release(const char *fn, const struct shmi_ublock *ub)
 {
     if (shmi_checks < SHMI_CHECKS_FULL) {
-        shmi_alloc_free(shmi_g.alloc, ub->off);
+        shmi_alloc_free(shmi_g.host.alloc, ub->off);
         return;
     }
     memset(ub->user, SHMI_POISON_BYTE, ub->size);
@@ -148,7 +148,7 @@ int shmi_heap_check(void)
 {
     int bad = 0;
     if (shmi_checks == SHMI_CHECKS_OFF) return 0;
-    shmi_alloc_foreach(shmi_g.alloc, check_one, &bad);
+    shmi_alloc_foreach(shmi_g.host.alloc, check_one, &bad);
     for (int i = 0; i < quar_len; i++) {
         struct shmi_ublock ub;
         char why[200];

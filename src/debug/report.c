@@ -232,9 +232,9 @@ static int rep_snapshot(struct shmi_rep *r)
 {
     struct walk w = { .r = r };
     struct shmi_alloc_stats st;
-    *r = (struct shmi_rep){ .me = shmi_g.me, .npes = shmi_g.npes, .base = shmi_g.user_base,
+    *r = (struct shmi_rep){ .me = shmi_g.me, .npes = shmi_g.npes, .base = shmi_g.host.base,
                             .checks = shmi_g.env.CHECKS ? shmi_g.env.CHECKS : "cheap" };
-    int rc = shmi_alloc_foreach(shmi_g.alloc, visit, &w);
+    int rc = shmi_alloc_foreach(shmi_g.host.alloc, visit, &w);
     free(w.idx);
     if (rc) {
         rep_release(r);
@@ -255,7 +255,7 @@ static int rep_snapshot(struct shmi_rep *r)
     assign_colours(r);
 
     /* The numbers exactly as shmemx_heap_info gives them. */
-    shmi_alloc_stats(shmi_g.alloc, &st);
+    shmi_alloc_stats(shmi_g.host.alloc, &st);
     r->size = st.size;
     r->used = st.used - r->quar_bytes;
     r->free = st.free + r->quar_bytes;
@@ -420,7 +420,7 @@ static int write_file(const struct shmi_rep *r, const char *prefix, const char *
 int shmi_report_write(const char *prefix)
 {
     struct shmi_rep r;
-    if (!shmi_g.alloc) return -1;
+    if (!shmi_g.host.alloc) return -1;
     if (rep_snapshot(&r) != 0) {
         shmi_log_warn("heap report %s.%d: out of memory for the snapshot", prefix, shmi_g.me);
         return -1;
@@ -444,7 +444,7 @@ void shmi_report_leaks(void)
 {
     struct shmi_rep r;
     char h[32];
-    if (shmi_checks == SHMI_CHECKS_OFF || !shmi_g.alloc || shmi_g.me != 0) return;
+    if (shmi_checks == SHMI_CHECKS_OFF || !shmi_g.host.alloc || shmi_g.me != 0) return;
     if (rep_snapshot(&r) != 0) return;
     size_t blocks = 0, bytes = 0, nsite = 0, shown = 0, mb = 0, mbytes = 0;
     for (size_t i = 0; i < r.nsite; i++)
@@ -522,7 +522,7 @@ static void remove_signal(void)
 void shmi_report_poll_slow(void)
 {
     char prefix[4096];
-    if (!atomic_exchange(&shmi_poll_pending, 0) || !shmi_g.alloc) return;
+    if (!atomic_exchange(&shmi_poll_pending, 0) || !shmi_g.host.alloc) return;
     snprintf(prefix, sizeof prefix, "%s.sig%u", default_prefix(), ++sig_reports);
     if (shmi_report_write(prefix) == 0)
         shmi_log_info("heap report (SIGUSR1): %s.%d.html and .txt", prefix, shmi_g.me);

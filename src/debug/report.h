@@ -28,7 +28,7 @@
 
 /* Write <prefix>.<pe>.txt and <prefix>.<pe>.html for the calling PE.
  * 0, or -1 after one warning line naming the file and the system's reason
- * (a half-written file is removed).  Needs a running heap (shmi_g.alloc). */
+ * (a half-written file is removed).  Needs a running heap (shmi_g.host.alloc). */
 int shmi_report_write(const char *prefix);
 
 /* At shmem_finalize, with SHMEM_CHECKS != off: when live blocks remain, print
