@@ -15,21 +15,37 @@
 /* ---- Errors -------------------------------------------------------------------------
  * One line on stderr in the library's format, then the job ends (every PE,
  * through shmem_global_exit, once initialized) with status 1. */
-__attribute__((format(printf, 1, 2), noreturn)) static void nv_fail(const char *fmt, ...)
+static void nv_vmsg(const char *level, const char *fmt, va_list ap)
 {
     int initialized = 0;
     shmem_query_initialized(&initialized);
     char buf[1024];
-    int n = initialized ? snprintf(buf, sizeof buf, "[pe %d] symheap error: ", shmem_my_pe())
-                        : snprintf(buf, sizeof buf, "[pe ?] symheap error: ");
-    va_list ap;
-    va_start(ap, fmt);
+    int n = initialized ? snprintf(buf, sizeof buf, "[pe %d] symheap %s: ", shmem_my_pe(), level)
+                        : snprintf(buf, sizeof buf, "[pe ?] symheap %s: ", level);
     vsnprintf(buf + n, sizeof buf - (size_t)n - 1, fmt, ap);
-    va_end(ap);
     size_t len = strlen(buf);
     buf[len++] = '\n';
     ssize_t w = write(2, buf, len);
     (void)w;
+}
+
+/* A returned error (NVSHMEMX_ERROR_*) is also said on stderr, as NVSHMEM does. */
+__attribute__((format(printf, 1, 2))) static void nv_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    nv_vmsg("error", fmt, ap);
+    va_end(ap);
+}
+
+__attribute__((format(printf, 1, 2), noreturn)) static void nv_fail(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    nv_vmsg("error", fmt, ap);
+    va_end(ap);
+    int initialized = 0;
+    shmem_query_initialized(&initialized);
     if (initialized) shmem_global_exit(1);
     exit(1);
 }
@@ -100,8 +116,12 @@ int nvshmem_team_split_2d(nvshmem_team_t parent_team, int xrange,
     config_in(yaxis_config, yaxis_mask, &yc, &ym);
     shmem_team_t x = SHMEM_TEAM_INVALID, y = SHMEM_TEAM_INVALID;
     int rc = shmem_team_split_2d(nvshmemi_team(parent_team), xrange, &xc, xm, &x, &yc, ym, &y);
+    /* A team the caller asked not to get back (NULL) is destroyed again; every
+     * member of it made the same call, so this is collective over it too. */
     if (xaxis_team) *xaxis_team = rc == 0 ? slot_new(x) : NVSHMEM_TEAM_INVALID;
+    else if (rc == 0 && x != SHMEM_TEAM_INVALID) shmem_team_destroy(x);
     if (yaxis_team) *yaxis_team = rc == 0 ? slot_new(y) : NVSHMEM_TEAM_INVALID;
+    else if (rc == 0 && y != SHMEM_TEAM_INVALID) shmem_team_destroy(y);
     return rc;
 }
 
@@ -316,8 +336,7 @@ static size_t nranges, cap;
 int nvshmemx_buffer_register(void *addr, size_t length)
 {
     if (!addr || !length) {
-        fprintf(stderr, "symheap: nvshmemx_buffer_register(%p, %zu): NULL address or zero "
-                "length\n", addr, length);
+        nv_error("nvshmemx_buffer_register(%p, %zu): NULL address or zero length", addr, length);
         return NVSHMEMX_ERROR_INVALID_VALUE;
     }
     uintptr_t a = (uintptr_t)addr;
@@ -329,9 +348,8 @@ int nvshmemx_buffer_register(void *addr, size_t length)
         (i < nranges && ranges[i].addr < a + length)) {
         const struct nv_range *r = i > 0 && ranges[i - 1].addr + ranges[i - 1].len > a
                                        ? &ranges[i - 1] : &ranges[i];
-        fprintf(stderr, "symheap: nvshmemx_buffer_register(%p, %zu): overlaps the registered "
-                "buffer %p (%zu bytes); unregister it first\n", addr, length, (void *)r->addr,
-                r->len);
+        nv_error("nvshmemx_buffer_register(%p, %zu): overlaps the registered buffer %p (%zu "
+                 "bytes); unregister it first", addr, length, (void *)r->addr, r->len);
         rc = NVSHMEMX_ERROR_INVALID_VALUE;
     } else if (nranges == cap && !(ranges = realloc(ranges, (cap = cap ? 2 * cap : 16) *
                                                                 sizeof *ranges))) {
@@ -359,8 +377,7 @@ int nvshmemx_buffer_unregister(void *addr)
         }
     pthread_mutex_unlock(&nv_lock);
     if (rc)
-        fprintf(stderr, "symheap: nvshmemx_buffer_unregister(%p): no registered buffer starts "
-                "there\n", addr);
+        nv_error("nvshmemx_buffer_unregister(%p): no registered buffer starts there", addr);
     return rc;
 }
 
