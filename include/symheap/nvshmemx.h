@@ -76,6 +76,14 @@ typedef nvshmemx_init_attr_v2 nvshmemx_init_attr_t;
 #define NVSHMEMX_INIT_ATTR_INITIALIZER \
     { NVSHMEM_INIT_ATTR_V2_IDENTIFIER, NULL, NVSHMEMX_INIT_ARGS_V2_INITIALIZER }
 
+/* Set the version fields of an attr (a struct, not a pointer) as NVSHMEM does. */
+#define nvshmemx_init_init_attr_ver_only(attr)                                      \
+    do {                                                                            \
+        (attr).version = (1 << 16) + (int)sizeof(nvshmemx_init_attr_t);             \
+        (attr).args.version = (1 << 16) + (int)sizeof(nvshmemx_init_args_t);        \
+        (attr).args.uid_args.version = (1 << 16) + (int)sizeof(nvshmemx_uniqueid_args_t); \
+    } while (0)
+
 /* Initialize as flags and attr say (above); 0, or the program has stopped. */
 int nvshmemx_hostlib_init_attr(unsigned int flags, nvshmemx_init_attr_t *attr);
 static inline int nvshmemx_init_attr(unsigned int flags, nvshmemx_init_attr_t *attributes)
