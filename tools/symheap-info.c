@@ -79,11 +79,12 @@ static void print_env(void)
     wrap("  booleans: ", bool_syntax, 12, 78);
     for (int i = 0; i < shmi_env_count; i++) {
         const struct shmi_env_desc *d = &shmi_env_table[i];
-        char name[128];
-        snprintf(name, sizeof name, "SHMEM_%s", d->name);
-        const char *val = getenv(name);
-        printf("\n  %s  (%s, default %s)%s%s\n", name, d->kind, d->def,
-               val ? ", now set to " : "", val ? val : "");
+        const char *from = NULL;
+        const char *val = shmi_env_get(d->name, &from);
+        printf("\n  %s  (%s, default %s)%s%s%s%s\n", d->var, d->kind, d->def,
+               val ? ", now set to " : "", val ? val : "",
+               val && strcmp(from, d->var) ? " by " : "", val && strcmp(from, d->var) ? from : "");
+        if (d->alias[0]) printf("    NVSHMEM's name: %s\n", d->alias);
         wrap("", d->help, 4, 78);
     }
 }
@@ -108,11 +109,16 @@ static void print_markdown(void)
            "replaced by the default. `symheap-info --env` lists them with their current "
            "values.\n\n");
     printf("Sizes: %s. Booleans: %s.\n\n", size_syntax, bool_syntax);
-    printf("| Variable | Type | Default | Description |\n");
-    printf("|---|---|---|---|\n");
+    printf("NVSHMEM's names (column *NVSHMEM alias*) are read when the `SHMEM_` variable is "
+           "unset, so NVSHMEM programs keep their settings; `NVSHMEM_DEBUG` also takes "
+           "NVSHMEM's levels (`INFO`, `TRACE`, `ABORT`: on; `WARN`, `VERSION`: off) and "
+           "`NVSHMEM_BOOTSTRAP` its `PMI`, `MPI` and `SHMEM` (all mean `auto` here).\n\n");
+    printf("| Variable | NVSHMEM alias | Type | Default | Description |\n");
+    printf("|---|---|---|---|---|\n");
     for (int i = 0; i < shmi_env_count; i++) {
         const struct shmi_env_desc *d = &shmi_env_table[i];
-        printf("| `SHMEM_%s` | %s | `%s` | ", d->name, d->kind, d->def);
+        printf("| `%s` | %s%s%s | %s | `%s` | ", d->var, d->alias[0] ? "`" : "", d->alias,
+               d->alias[0] ? "`" : "", d->kind, d->def);
         md_cell(d->help);
         printf(" |\n");
     }

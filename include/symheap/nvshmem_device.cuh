@@ -47,15 +47,8 @@
 #define SYMHEAP_DEVICE_CHECKS 1
 #endif
 
-/* Signal operators (OpenSHMEM 1.5 values, as shmem.h's SHMEM_SIGNAL_*). */
-#ifndef NVSHMEM_SIGNAL_SET
-#define NVSHMEM_SIGNAL_SET 1
-#define NVSHMEM_SIGNAL_ADD 2
-#endif
-#ifdef SHMEM_SIGNAL_SET
-static_assert(NVSHMEM_SIGNAL_SET == SHMEM_SIGNAL_SET && NVSHMEM_SIGNAL_ADD == SHMEM_SIGNAL_ADD,
-              "NVSHMEM_SIGNAL_* must equal SHMEM_SIGNAL_*");
-#endif
+/* NVSHMEM_SIGNAL_*, NVSHMEM_CMP_* and the team indices come from nvshmem.h
+ * (NVSHMEM's values; host calls translate them to OpenSHMEM's). */
 
 /* ---- The device state and its registration ----------------------------------- */
 static __constant__ shmemx_gpu_state_t shmi_dstate;
@@ -254,11 +247,11 @@ template <typename T> SHMI_DEV T shmi_d_amo(const char *fn, const T *dest, int o
 template <typename T> SHMI_DEV bool shmi_d_cmp(T v, int cmp, T x)
 {
     switch (cmp) {
-    case SHMEM_CMP_EQ: return v == x;
-    case SHMEM_CMP_NE: return v != x;
-    case SHMEM_CMP_GT: return v > x;
-    case SHMEM_CMP_GE: return v >= x;
-    case SHMEM_CMP_LT: return v < x;
+    case NVSHMEM_CMP_EQ: return v == x;
+    case NVSHMEM_CMP_NE: return v != x;
+    case NVSHMEM_CMP_GT: return v > x;
+    case NVSHMEM_CMP_GE: return v >= x;
+    case NVSHMEM_CMP_LT: return v < x;
     default: return v <= x;
     }
 }
@@ -439,7 +432,7 @@ SHMEM_SIZE_TABLE(SHMI_DV_SIZED)
                shmem_##N##_iget(d, s, dst, sst, n, pe);)                                           \
     static inline int nvshmem_##N##_broadcast(nvshmem_team_t team, T *d, const T *s, size_t n,    \
                                               int root)                                            \
-    { return shmem_##N##_broadcast(team, d, s, n, root); }                                         \
+    { return shmem_##N##_broadcast(nvshmemi_team(team), d, s, n, root); }                                         \
     SHMI_DV_DEVONLY(N,                                                                             \
     SHMI_DEV void nvshmemx_##N##_put_warp(T *d, const T *s, size_t n, int pe)                      \
     { SHMI_GROUP_WARP(shmi_d_put("nvshmemx_" #N "_put_warp", d, s, n * sizeof(T), pe, tid, nth)) } \
@@ -477,10 +470,18 @@ SHMI_DEV void shmi_d_signal(uint64_t *sig, uint64_t signal, int sig_op, int pe)
     if (sig_op == NVSHMEM_SIGNAL_ADD) atomicAdd(p, (unsigned long long)signal);
     else atomicExch(p, (unsigned long long)signal);
 }
-SHMI_DEV void nvshmemx_signal_op(uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
-{ shmi_d_signal(sig_addr, signal, sig_op, pe); }
-SHMI_DEV uint64_t nvshmem_signal_fetch(uint64_t *sig_addr)
-{ return *(volatile uint64_t *)sig_addr; }
+SHMI_HD void nvshmemx_signal_op(uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+{
+    SHMI_ON_DEVICE(shmi_d_signal(sig_addr, signal, sig_op, pe);)
+    SHMI_ON_HOST(if (sig_op == NVSHMEM_SIGNAL_ADD) shmem_signal_add(sig_addr, signal, pe);
+                 else if (sig_op == NVSHMEM_SIGNAL_SET) shmem_signal_set(sig_addr, signal, pe);
+                 else nvshmemi_bad_sig_op("nvshmemx_signal_op", sig_op);)
+}
+SHMI_HD uint64_t nvshmem_signal_fetch(uint64_t *sig_addr)
+{
+    SHMI_ON_DEVICE(return *(volatile uint64_t *)sig_addr;)
+    SHMI_ON_HOST(return shmem_signal_fetch(sig_addr);)
+}
 SHMI_DEV uint64_t nvshmem_signal_wait_until(uint64_t *sig_addr, int cmp, uint64_t value)
 { return shmi_d_wait_until("nvshmem_signal_wait_until", sig_addr, cmp, value); }
 /* Data first, then a system-wide fence, then the signal: a PE that sees the
@@ -580,10 +581,10 @@ SHMEM_TYPE_TABLE(SHMI_DV_AMO)
     SHMI_WHEN_##S##_SYNC(                                                                          \
         SHMI_DV_FN(N, void nvshmem_##N##_wait_until(T *ivar, int cmp, T v),                        \
                    shmi_d_wait_until("nvshmem_" #N "_wait_until", ivar, cmp, v);,                 \
-                   shmem_##N##_wait_until(ivar, cmp, v);)                                          \
+                   shmem_##N##_wait_until(ivar, nvshmemi_cmp(cmp), v);)                                          \
         SHMI_DV_FN(N, int nvshmem_##N##_test(T *ivar, int cmp, T v),                               \
                    return shmi_d_test("nvshmem_" #N "_test", ivar, cmp, v);,                      \
-                   return shmem_##N##_test(ivar, cmp, v);))
+                   return shmem_##N##_test(ivar, nvshmemi_cmp(cmp), v);))
 SHMEM_TYPE_TABLE(SHMI_DV_SYNC)
 #undef SHMI_DV_SYNC
 

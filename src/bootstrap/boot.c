@@ -8,6 +8,7 @@
  * inside an mpirun/srun job still gets its own PEs.  On failure b->ops stays
  * NULL, so shmi_boot_abort/fini are no-ops. */
 #include "bootstrap/boot_impl.h"
+#include "util/env.h"
 #include "util/err.h"
 #include "util/log.h"
 
@@ -61,21 +62,24 @@ static const struct shmi_boot_ops *find(const char *name)
 /* The bootstrap's name, or NULL with the reason in err. */
 static const char *pick(char *err, size_t errlen)
 {
-    const char *want = getenv("SHMEM_BOOTSTRAP");
+    const char *var = "SHMEM_BOOTSTRAP"; /* or NVSHMEM_BOOTSTRAP, its alias (env.h) */
+    const char *want = shmi_env_get("BOOTSTRAP", &var);
     if (want && *want && strcmp(want, "auto") != 0) {
         if (!strcmp(want, "symrun") && !getenv("SYMRUN_FD")) {
-            snprintf(err, errlen, "SHMEM_BOOTSTRAP=symrun, but SYMRUN_FD is not set: start "
-                     "the program with symrun, or unset SHMEM_BOOTSTRAP");
+            snprintf(err, errlen, "%s=symrun, but SYMRUN_FD is not set: start "
+                     "the program with symrun, or unset %s", var, var);
             return NULL;
         }
         if (find(want)) return want;
         if (!strcmp(want, "pmix"))
-            snprintf(err, errlen, "SHMEM_BOOTSTRAP=pmix, but this symheap was built without "
+            snprintf(err, errlen, "%s=pmix, but this symheap was built without "
                      "PMIx (pmix.h not found at configure time); install libpmix-dev and "
-                     "rebuild, or unset SHMEM_BOOTSTRAP");
+                     "rebuild, or unset %s", var, var);
         else
-            snprintf(err, errlen, "SHMEM_BOOTSTRAP='%s' is not valid: expected auto, symrun, "
-                     "pmix or single (built in: %s)", want, shmi_boot_names());
+            snprintf(err, errlen, "%s='%s' is not valid: expected auto, symrun, "
+                     "pmix or single (built in: %s)%s", var, getenv(var), shmi_boot_names(),
+                     strcmp(var, "SHMEM_BOOTSTRAP") ? "; of NVSHMEM's values PMI, MPI and "
+                     "SHMEM are accepted (as auto)" : "");
         return NULL;
     }
     if (getenv("SYMRUN_FD")) return "symrun";

@@ -5,78 +5,84 @@
  * SHMEM_<NAME>; SHMEM_SYMMETRIC_SIZE, SHMEM_DEBUG, SHMEM_INFO and
  * SHMEM_VERSION are the spec's, the others are ours.  Values are parsed once,
  * at shmem_init; a bad value is an error naming the variable, the value and
- * the accepted syntax (never silently replaced by a default). */
+ * the accepted syntax (never silently replaced by a default).
+ *
+ * Aliases: the alias column names NVSHMEM's variable of the same meaning
+ * (NVSHMEM_SYMMETRIC_SIZE ...), read when the SHMEM_ one is unset, so NVSHMEM
+ * programs run unchanged with their usual settings.  NVSHMEM's values that
+ * differ from ours (NVSHMEM_DEBUG=INFO, NVSHMEM_BOOTSTRAP=PMI ...) are
+ * translated by a small table in env.c; see shmi_env_get. */
 #ifndef SHMI_ENV_H
 #define SHMI_ENV_H
 
 #include <stddef.h>
 
-/*  name            kind  default  help */
+/*  name            kind  default alias (NVSHMEM's name, "" if none), help */
 #define SHMI_ENV_VARS(X)                                                         \
-    X(SYMMETRIC_SIZE, size, "4G",                                                \
+    X(SYMMETRIC_SIZE, size, "4G",   "NVSHMEM_SYMMETRIC_SIZE",                    \
       "Symmetric heap size per PE: a number with an optional k/K/m/M/g/G/t/T "   \
       "suffix (powers of 1024), e.g. 512M, 64G. Only reserved: memory is used "  \
       "only for pages that are touched.")                                        \
-    X(DEBUG,          bool, "0",                                                 \
+    X(DEBUG,          bool, "0",    "NVSHMEM_DEBUG",                             \
       "Print debugging messages from the library on stderr.")                    \
-    X(INFO,           bool, "0",                                                 \
+    X(INFO,           bool, "0",    "NVSHMEM_INFO",                              \
       "Print the library's version and every setting at shmem_init (PE 0).")    \
-    X(VERSION,        bool, "0",                                                 \
+    X(VERSION,        bool, "0",    "NVSHMEM_VERSION",                           \
       "Print the library's version at shmem_init (PE 0).")                      \
-    X(BARRIER,        str,  "auto",                                              \
+    X(BARRIER,        str,  "auto", "",                                          \
       "Barrier algorithm: auto (central when a team has more PEs than online "  \
       "CPUs, else dissemination), central, or dissemination. Every PE must use " \
       "the same value.")                                                         \
-    X(WAIT_SPIN,      size, "200",                                               \
+    X(WAIT_SPIN,      size, "200",  "",                                          \
       "Polls of a wait (barrier, wait_until) before the PE yields the CPU and "  \
       "then sleeps in the kernel. When unset and the PEs outnumber the CPUs, "   \
       "0: spinning would only delay the PE being waited for. Independently, a "  \
       "yield that returns at once (no other process wanted the CPU) is "        \
       "followed by about 1 us of polling before the next one.")                  \
-    X(GLOBALS,        bool, "1",                                                 \
+    X(GLOBALS,        bool, "1",    "",                                          \
       "Make the program's global and static variables symmetric (remote "       \
       "access to them) by moving the executable's data and bss onto shared "    \
       "memory at shmem_init. 0 turns it off; RMA on globals then fails clearly.") \
-    X(HEAP_BASE,      size, "0",                                                 \
+    X(HEAP_BASE,      size, "0",    "",                                          \
       "Virtual address where the symmetric heap should start (hex 0x..., or "   \
       "0 to let the PEs agree on one). For debugging address conflicts.")       \
-    X(CHECKS,         str,  "cheap",                                             \
+    X(CHECKS,         str,  "cheap", "",                                         \
       "Debug checks: off; cheap (default: every collective's call, arguments "  \
       "and call site are compared across PEs, collective buffers must lie "      \
       "inside one block, guard zones around every block are checked at "         \
       "free/realloc/finalize, leaks reported at finalize); full (also poisons "  \
       "freed memory and detects writes after free).")                            \
-    X(WATCHDOG,       size, "60",                                                \
+    X(WATCHDOG,       size, "60",   "",                                          \
       "Seconds a PE may wait in a barrier, collective or wait_until before it "  \
       "prints what every PE is blocked in (0 turns the watchdog off).")          \
-    X(WATCHDOG_ABORT, bool, "0",                                                 \
+    X(WATCHDOG_ABORT, bool, "0",    "",                                          \
       "After the watchdog's report, end the job (exit status 124) instead of "   \
       "waiting on.")                                                             \
-    X(HEAP_REPORT,    str,  "",                                                  \
+    X(HEAP_REPORT,    str,  "",     "",                                          \
       "At shmem_finalize write a heap report per PE to <value>.<pe>.txt and "    \
       "<value>.<pe>.html (blocks, free space, fragmentation, peak, call sites). " \
       "SIGUSR1 writes one at any time.")                                         \
-    X(SELFTEST,       bool, "0",                                                 \
+    X(SELFTEST,       bool, "0",    "",                                          \
       "Run the brief's manual checks automatically at init and at every "        \
       "allocation: same address on every PE, write-then-read through put/get "   \
       "and shmem_ptr, guard zones intact (symrun --check sets it).")             \
-    X(GPU,            bool, "1",                                                 \
+    X(GPU,            bool, "1",    "",                                          \
       "Use a GPU when symheap was built with CUDA and one is present (docs/"     \
       "gpu.md): the GPU heap is set up at shmem_init in programs with CUDA code " \
       "that includes nvshmem.h, else at the first GPU allocation. 0: never "     \
       "touch the GPU; nvshmem_malloc then gives host memory.")                   \
-    X(GPU_HEAP_SIZE,  size, "16G",                                               \
+    X(GPU_HEAP_SIZE,  size, "16G",  "",                                          \
       "GPU symmetric heap size per PE: GPU addresses reserved at one address on " \
       "every PE (and one slot per peer). GPU memory is only taken, in chunks, "  \
       "as allocations need it.")                                                 \
-    X(GPU_CHUNK,      size, "256M",                                              \
+    X(GPU_CHUNK,      size, "256M", "NVSHMEM_CUMEM_GRANULARITY",                 \
       "Smallest step by which the GPU heap takes GPU memory (one allocation per " \
       "PE, mapped by every peer); kept until exit.")                             \
-    X(MALLOC_GPU,     bool, "0",                                                 \
+    X(MALLOC_GPU,     bool, "0",    "",                                          \
       "1: shmem_malloc, shmem_calloc and shmem_align give GPU memory (as the "   \
       "SHMEMX_MALLOC_DEVICE hint does), and so does nvshmem_malloc in programs " \
       "without CUDA code.") \
-    X(BOOTSTRAP,      str,  "auto",                                              \
+    X(BOOTSTRAP,      str,  "auto", "NVSHMEM_BOOTSTRAP",                         \
       "How PEs find each other (docs/cluster.md): auto (symrun when started by " \
       "symrun, pmix when started by mpirun or srun --mpi=pmix, i.e. PMIX_RANK " \
       "or PMIX_NAMESPACE is set, else single), or force symrun, pmix or single " \
@@ -86,15 +92,17 @@ struct shmi_env {
 #define SHMI_ENV_FIELD_size(name) size_t name;
 #define SHMI_ENV_FIELD_bool(name) int name;
 #define SHMI_ENV_FIELD_str(name) const char *name;
-#define SHMI_ENV_FIELD(name, kind, def, help) SHMI_ENV_FIELD_##kind(name)
+#define SHMI_ENV_FIELD(name, kind, def, alias, help) SHMI_ENV_FIELD_##kind(name)
     SHMI_ENV_VARS(SHMI_ENV_FIELD)
 #undef SHMI_ENV_FIELD
 };
 
 struct shmi_env_desc {
     const char *name;    /* without the SHMEM_ prefix */
+    const char *var;     /* with it: SHMEM_<name> */
     const char *kind;    /* "size", "bool" or "str" */
     const char *def;     /* default, as text */
+    const char *alias;   /* NVSHMEM's name for it, or "" */
     const char *help;
 };
 extern const struct shmi_env_desc shmi_env_table[];
@@ -103,6 +111,11 @@ extern const int shmi_env_count;
 /* Fill *env from the environment (defaults where unset).  On a bad value,
  * returns SHMI_EINVAL and writes "SHMEM_X=value: why; fix" into err. */
 int shmi_env_load(struct shmi_env *env, char *err, size_t errlen);
+
+/* The raw value of SHMEM_<name>, else of its alias (NVSHMEM_...) with
+ * NVSHMEM's values translated to ours, else NULL.  *from (when not NULL) is
+ * set to the name of the variable the value came from, for messages. */
+const char *shmi_env_get(const char *name, const char **from);
 
 /* Parse the spec's size syntax: decimal (or 0x hex) number, optional suffix
  * k/K/m/M/g/G/t/T (x1024^n), optional trailing 'b'/'B'.  Rejects empty,

@@ -68,6 +68,46 @@ int main(void)
     setenv("SHMEM_DEBUG", "perhaps", 1);
     CHECK(shmi_env_load(&env, err, sizeof err) == SHMI_EINVAL);
     unsetenv("SHMEM_DEBUG");
+
+    /* NVSHMEM's names as aliases: read when the SHMEM_ one is unset, which wins. */
+    unsetenv("SHMEM_SYMMETRIC_SIZE");
+    setenv("NVSHMEM_SYMMETRIC_SIZE", "2G", 1);
+    CHECK(shmi_env_load(&env, err, sizeof err) == 0 && env.SYMMETRIC_SIZE == 2ull << 30);
+    setenv("SHMEM_SYMMETRIC_SIZE", "1G", 1);
+    CHECK(shmi_env_load(&env, err, sizeof err) == 0 && env.SYMMETRIC_SIZE == 1ull << 30);
+    unsetenv("SHMEM_SYMMETRIC_SIZE");
+    setenv("NVSHMEM_SYMMETRIC_SIZE", "3Z", 1);
+    CHECK(shmi_env_load(&env, err, sizeof err) == SHMI_EINVAL);
+    CHECK(strstr(err, "NVSHMEM_SYMMETRIC_SIZE='3Z' (read as SHMEM_SYMMETRIC_SIZE) is not valid") != NULL);
+    unsetenv("NVSHMEM_SYMMETRIC_SIZE");
+    const char *from = NULL;
+    setenv("NVSHMEM_DEBUG", "info", 1); /* NVSHMEM's levels */
+    CHECK(shmi_env_load(&env, err, sizeof err) == 0 && env.DEBUG == 1);
+    CHECK(strcmp(shmi_env_get("DEBUG", &from), "1") == 0 && strcmp(from, "NVSHMEM_DEBUG") == 0);
+    setenv("NVSHMEM_DEBUG", "WARN", 1);
+    CHECK(shmi_env_load(&env, err, sizeof err) == 0 && env.DEBUG == 0);
+    unsetenv("NVSHMEM_DEBUG");
+    setenv("NVSHMEM_INFO", "1", 1);
+    setenv("NVSHMEM_VERSION", "true", 1);
+    setenv("NVSHMEM_CUMEM_GRANULARITY", "512M", 1);
+    CHECK(shmi_env_load(&env, err, sizeof err) == 0 && env.INFO == 1 && env.VERSION == 1 &&
+          env.GPU_CHUNK == 512ull << 20);
+    unsetenv("NVSHMEM_INFO");
+    unsetenv("NVSHMEM_VERSION");
+    unsetenv("NVSHMEM_CUMEM_GRANULARITY");
+    setenv("NVSHMEM_BOOTSTRAP", "PMI", 1);
+    CHECK(shmi_env_load(&env, err, sizeof err) == 0 && strcmp(env.BOOTSTRAP, "auto") == 0);
+    setenv("NVSHMEM_BOOTSTRAP", "UID", 1);
+    CHECK(shmi_env_load(&env, err, sizeof err) == SHMI_EINVAL);
+    CHECK(strstr(err, "NVSHMEM_BOOTSTRAP='UID' (read as SHMEM_BOOTSTRAP, which also takes "
+                      "NVSHMEM's PMI, MPI, SHMEM) is not valid") != NULL);
+    setenv("SHMEM_BOOTSTRAP", "single", 1);
+    CHECK(strcmp(shmi_env_get("BOOTSTRAP", &from), "single") == 0 &&
+          strcmp(from, "SHMEM_BOOTSTRAP") == 0);
+    unsetenv("SHMEM_BOOTSTRAP");
+    unsetenv("NVSHMEM_BOOTSTRAP");
+    CHECK(shmi_env_get("BOOTSTRAP", &from) == NULL);
+    CHECK(shmi_env_get("NO_SUCH_SETTING", NULL) == NULL);
     CHECK(shmi_env_count >= 4);
     for (int i = 0; i < shmi_env_count; i++)
         CHECK(shmi_env_table[i].help && shmi_env_table[i].help[0]);
