@@ -207,10 +207,13 @@ int shmem_init_thread(int requested, int *provided)
     shmi_team_init(); /* before any barrier: shmi_barrier is the world team's */
     start_session(requested);
     on_exit(implicit_finalize, NULL);
-    if (shmi_g.me == 0 && (shmi_g.env.VERSION || shmi_g.env.INFO))
-        shmi_log_info("symheap %s (OpenSHMEM %d.%d), %d PEs, heap %zu bytes at %p",
-                      SYMHEAP_VERSION, SHMEM_MAJOR_VERSION, SHMEM_MINOR_VERSION, shmi_g.npes,
-                      shmi_g.host.size, (void *)shmi_g.host.base);
+    if (shmi_g.me == 0 && (shmi_g.env.VERSION || shmi_g.env.INFO)) {
+        char tps[64];
+        shmi_log_info("symheap %s (OpenSHMEM %d.%d), %d PEs, heap %zu bytes at %p, "
+                      "transports %s", SYMHEAP_VERSION, SHMEM_MAJOR_VERSION,
+                      SHMEM_MINOR_VERSION, shmi_g.npes, shmi_g.host.size,
+                      (void *)shmi_g.host.base, shmi_tp_names(&shmi_g.tp, tps, sizeof tps));
+    }
     if (shmi_g.me == 0 && shmi_g.env.INFO)
         for (int i = 0; i < shmi_env_count; i++) {
             char name[64];

@@ -63,18 +63,6 @@ void shmi_peer_write(const char *fn, void *sym, const void *src, size_t n, int p
     else shmi_peer_put(fn, via, sym, src, n, pe, mode);
 }
 
-void shmi_peer_flag(const char *fn, uint64_t *flag, uint64_t w, int pe)
-{
-    const struct shmi_tp_ops *via = shmi_tp_route(&shmi_g.tp, flag, NULL, pe);
-    if (SHMI_TP_DIRECT(via)) {
-        __atomic_store_n((uint64_t *)shmi_tp_ptr(&shmi_g.tp, flag, pe), w, __ATOMIC_RELEASE);
-        shmi_ring(shmi_tp_bell(&shmi_g.tp, pe));
-        return;
-    }
-    int rc = via->flag(&shmi_g.tp, flag, w, pe);
-    if (rc) shmi_tp_fail(fn, via, pe, rc);
-}
-
 void shmi_quiet(void)
 {
     const struct shmi_tp_ops *who;

@@ -249,9 +249,6 @@ void shmi_peer_read(const char *fn, void *dst, const void *sym, size_t n, int pe
  * (src reusable on return, not yet delivered everywhere: shmi_quiet),
  * UNTRACKED for data that its reader waits for anyway. */
 void shmi_peer_write(const char *fn, void *sym, const void *src, size_t n, int pe, int mode);
-/* Barrier flag w into pe's copy of flag: a release store and a doorbell on
- * this node, a fire-and-forget 8-byte put across nodes. */
-void shmi_peer_flag(const char *fn, uint64_t *flag, uint64_t w, int pe);
 /* Complete / order what this PE issued, through every transport in use. */
 void shmi_quiet(void);
 void shmi_fence(void);

@@ -146,11 +146,6 @@ int shmi_tp_fence(struct shmi_tp *tp, const struct shmi_tp_ops **who)
     return SHMI_OK;
 }
 
-void shmi_tp_progress(struct shmi_tp *tp)
-{
-    for (int i = 0; i < tp->nused; i++) tp->used[i]->progress(tp);
-}
-
 int shmi_tp_node(const struct shmi_tp *tp, int pe) { return tp->node ? tp->node[pe] : 0; }
 
 const char *shmi_tp_names(const struct shmi_tp *tp, char *buf, size_t len)

@@ -254,11 +254,11 @@ static inline struct shmi_bell *shmi_tp_bell(const struct shmi_tp *tp, int pe)
     return (struct shmi_bell *)((char *)tp->bell + tp->seg[0].delta[pe]);
 }
 
-/* Every transport in use: complete / order / progress what this PE issued.
- * 0, or the first error (*who: the transport that failed). */
+/* Every transport in use: complete / order what this PE issued.  0, or the
+ * first error (*who: the transport that failed).  (Progress while waiting:
+ * a network transport registers with the waits, wait.h.) */
 int shmi_tp_quiet(struct shmi_tp *tp, const struct shmi_tp_ops **who);
 int shmi_tp_fence(struct shmi_tp *tp, const struct shmi_tp_ops **who);
-void shmi_tp_progress(struct shmi_tp *tp);
 /* The node of PE pe, as the lowest world PE on it. */
 int shmi_tp_node(const struct shmi_tp *tp, int pe);
 /* The transports in use, for messages and symheap-info: "shm+ucx". */
