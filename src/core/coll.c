@@ -364,48 +364,6 @@ static int alltoalls(const char *fn, shmem_team_t team, void *dest, const void *
     return 0;
 }
 
-/* ---- Describing a signature (for the collective-mismatch message) ---------- */
-
-static void where(uint64_t key, char *buf, size_t len)
-{
-    int s = (int)(key >> 56) - 1;
-    if (s < 0 || s >= shmi_g.tp.nseg) snprintf(buf, len, "NULL");
-    else snprintf(buf, len, "%p", (void *)(shmi_g.tp.seg[s].base + (key & ((1ull << 56) - 1))));
-}
-
-void shmi_coll_describe(const struct shmi_sig *s, char *buf, size_t len)
-{
-    const char *name = shmi_op_name(s->op);
-    unsigned long a0 = (unsigned long)s->arg[0], a1 = (unsigned long)s->arg[1];
-    char d[32], rn[64];
-    where(s->arg[2], d, sizeof d);
-    switch (s->op) {
-    case SHMI_OP_TEAM_SPLIT:
-        snprintf(buf, len, "%s(start=%ld, stride=%ld, size=%ld)", name, (long)s->arg[0],
-                 (long)s->arg[1], (long)s->arg[2]);
-        break;
-    case SHMI_OP_TEAM_SPLIT_2D: snprintf(buf, len, "%s(xrange=%ld)", name, (long)a0); break;
-    case SHMI_OP_TEAM_DESTROY: snprintf(buf, len, "%s(team in slot %lu)", name, a0); break;
-    case SHMI_OP_BROADCAST:
-        snprintf(buf, len, "%s(dest=%s, %lu bytes in %lu-byte elements, PE_root=%lu)", name, d,
-                 a0, a1 & 0xff, a1 >> 8);
-        break;
-    case SHMI_OP_COLLECT:
-        snprintf(buf, len, "%s(dest=%s, %lu-byte elements)", name, d, a0);
-        break;
-    case SHMI_OP_FCOLLECT: case SHMI_OP_ALLTOALL:
-        snprintf(buf, len, "%s(dest=%s, %lu bytes per PE in %lu-byte elements)", name, d, a0, a1);
-        break;
-    case SHMI_OP_ALLTOALLS:
-        snprintf(buf, len, "%s(dest=%s, dst=%lu, sst=%lu, nelems=%lu, %lu-byte elements)", name,
-                 d, a1 >> 36, (a1 >> 8) & 0xfffffff, a0, a1 & 0xff);
-        break;
-    default:
-        snprintf(buf, len, "%s(dest=%s, nelems=%lu)", shmi_reduce_name(s->arg[1], rn, sizeof rn),
-                 d, a0);
-    }
-}
-
 /* ---- Entry points, generated from the type table --------------------------- */
 
 int shmem_broadcastmem(shmem_team_t team, void *dest, const void *source, size_t nelems,

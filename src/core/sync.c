@@ -323,75 +323,6 @@ static int barrier_sig(struct shmem_team_s *t, const char *fn, enum shmi_coll_op
 
 void shmi_barrier(void) { shmi_team_barrier(SHMEM_TEAM_WORLD); }
 
-static const char *op_name[SHMI_OP_COUNT] = {
-    [SHMI_OP_NONE] = "(no checked collective yet)",
-    [SHMI_OP_MALLOC] = "shmem_malloc", [SHMI_OP_CALLOC] = "shmem_calloc",
-    [SHMI_OP_ALIGN] = "shmem_align", [SHMI_OP_REALLOC] = "shmem_realloc",
-    [SHMI_OP_FREE] = "shmem_free", [SHMI_OP_HINTS] = "shmem_malloc_with_hints",
-    [SHMI_OP_FINALIZE] = "shmem_finalize",
-    [SHMI_OP_TEAM_SPLIT] = "shmem_team_split_strided",
-    [SHMI_OP_TEAM_SPLIT_2D] = "shmem_team_split_2d",
-    [SHMI_OP_TEAM_DESTROY] = "shmem_team_destroy", [SHMI_OP_BROADCAST] = "shmem_broadcast",
-    [SHMI_OP_COLLECT] = "shmem_collect", [SHMI_OP_FCOLLECT] = "shmem_fcollect",
-    [SHMI_OP_ALLTOALL] = "shmem_alltoall", [SHMI_OP_ALLTOALLS] = "shmem_alltoalls",
-    [SHMI_OP_REDUCE] = "shmem_reduce", [SHMI_OP_SCAN] = "shmem_scan",
-    [SHMI_OP_GPU_INIT] = "GPU heap set-up (first GPU allocation)",
-    [SHMI_OP_GPU_MALLOC] = "GPU malloc", [SHMI_OP_GPU_CALLOC] = "GPU calloc",
-    [SHMI_OP_GPU_ALIGN] = "GPU align", [SHMI_OP_GPU_REALLOC] = "GPU realloc",
-    [SHMI_OP_GPU_FREE] = "GPU free",
-    [SHMI_OP_BARRIER] = "a barrier (barrier_all, sync_all or team_sync)",
-    [SHMI_OP_MIXED] = "another collective (each PE's call below)",
-};
-
-const char *shmi_op_name(enum shmi_coll_op op)
-{
-    return op < SHMI_OP_COUNT && op_name[op] ? op_name[op] : "?";
-}
-
-static void describe(const struct shmi_sig *s, char *buf, size_t len)
-{
-    const char *name = shmi_op_name(s->op);
-    const char *off = shmi_g.user_base;
-    switch (s->op) {
-    case SHMI_OP_MALLOC:
-        snprintf(buf, len, "%s(%lu)", name, (unsigned long)s->arg[0]);
-        break;
-    case SHMI_OP_CALLOC: case SHMI_OP_ALIGN: case SHMI_OP_HINTS:
-        snprintf(buf, len, "%s(%lu, %lu)", name, (unsigned long)s->arg[0],
-                 (unsigned long)s->arg[1]);
-        break;
-    case SHMI_OP_REALLOC:
-        snprintf(buf, len, "%s(%p, %lu)", name, (void *)(off + s->arg[0]),
-                 (unsigned long)s->arg[1]);
-        break;
-    case SHMI_OP_FREE:
-        snprintf(buf, len, "%s(%p)", name, (void *)(off + s->arg[0]));
-        break;
-    case SHMI_OP_GPU_INIT:
-        snprintf(buf, len, "%s", name);
-        break;
-    case SHMI_OP_GPU_MALLOC: case SHMI_OP_GPU_CALLOC: case SHMI_OP_GPU_ALIGN:
-        snprintf(buf, len, "%s(%lu, %lu)", name, (unsigned long)s->arg[0],
-                 (unsigned long)s->arg[1]);
-        break;
-    case SHMI_OP_GPU_REALLOC:
-        snprintf(buf, len, "%s(%p, %lu)", name, (void *)(shmi_g.gpu.base + s->arg[0]),
-                 (unsigned long)s->arg[1]);
-        break;
-    case SHMI_OP_GPU_FREE:
-        snprintf(buf, len, "%s(%p)", name, (void *)(shmi_g.gpu.base + s->arg[0]));
-        break;
-    case SHMI_OP_BARRIER:
-        snprintf(buf, len, "%s", name);
-        return;
-    default:
-        if (s->op >= SHMI_OP_TEAM_SPLIT && s->op <= SHMI_OP_SCAN) shmi_coll_describe(s, buf, len);
-        else snprintf(buf, len, "%s()", name);
-    }
-    size_t n = strlen(buf);
-    snprintf(buf + n, len - n, " [collective call #%lu]", (unsigned long)s->seq);
-}
-
 static void check_sig(const struct shmem_team_s *t, const char *fn, const struct shmi_sig *mine,
                       int against)
 {
@@ -412,8 +343,8 @@ static void check_sig(const struct shmem_team_s *t, const char *fn, const struct
     if (theirs.seq == mine->seq && theirs.op != mine->op) /* another call: name every PE's */
         bar_mismatch(t, fn, t->epoch, mine->op, other, theirs.op);
     char a[400], b[400];
-    describe(mine, a, sizeof a);
-    describe(&theirs, b, sizeof b);
+    shmi_op_describe(mine, a, sizeof a);
+    shmi_op_describe(&theirs, b, sizeof b);
     /* where: ours from this thread, the other's from what it published with
      * the barrier just passed */
     struct shmi_cur c0;
@@ -459,7 +390,7 @@ static void member_call(const struct shmem_team_s *t, int k, uint64_t e, char *b
     const struct shmi_sig *sig = sg[0].op == op && (sg[1].op != op || sg[0].seq > sg[1].seq)
                                      ? &sg[0]
                                  : sg[1].op == op ? &sg[1] : NULL;
-    if (op != SHMI_OP_BARRIER && sig) describe(sig, buf, len);
+    if (op != SHMI_OP_BARRIER && sig) shmi_op_describe(sig, buf, len);
     else snprintf(buf, len, "%s", shmi_op_name(op));
     size_t n = strlen(buf);
     snprintf(buf + n, len - n, "%s", site);

@@ -133,11 +133,11 @@ void shmi_team_stage_read(const struct shmem_team_s *t, int rank, uint64_t seq, 
  * NULL.  Used in signatures to check that all PEs pass the same buffer. */
 uint64_t shmi_sym_key(const void *a);
 
-/* Public name of a checked collective's operation (sync.c). */
+/* Public name of a checked collective's operation (ops.c, from SHMI_COLL_OPS). */
 const char *shmi_op_name(enum shmi_coll_op op);
-/* "shmem_long_sum_reduce(...)"-style text of a team collective's signature
- * (coll.c), for the mismatch message of sync.c. */
-void shmi_coll_describe(const struct shmi_sig *s, char *buf, size_t len);
+/* The call a signature stands for, "shmem_malloc(64) [collective call #3]"
+ * (ops.c: its op's format in SHMI_COLL_OPS), for the mismatch messages. */
+void shmi_op_describe(const struct shmi_sig *s, char *buf, size_t len);
 /* Name of the reduction or scan routine encoded in a signature (reduce.c). */
 const char *shmi_reduce_name(uint64_t code, char *buf, size_t len);
 
