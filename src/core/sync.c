@@ -1,7 +1,9 @@
 /* sync.c - barriers, checked collectives, ordering (point-to-point waits:
  * wait.c).
  *
- * Barrier: with more members than CPUs, central (sense by epoch: count in at
+ * Barrier: the team's algorithm from its row of the collective table
+ * (coll.h, chosen when the team is made): across nodes two-level (below); on
+ * one node, with more members than CPUs, central (sense by epoch: count in at
  * rank 0, the last one releases every member); otherwise dissemination over a team's members (ceil(log2 n) rounds, any n,
  * any stride; team.h).  In round r, team rank i writes the barrier's epoch
  * into rank (i + 2^r) % n's flag r of the team's slot and waits until its own
@@ -33,12 +35,10 @@
 
 #include <shmem.h>
 
-#include <limits.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 int shmi_word_ready(const void *arg)
 {
