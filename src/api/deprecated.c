@@ -23,9 +23,9 @@
  * it).  Members may be on other nodes (issue 13): every read of a member's
  * memory goes through the transport interface (shmi_peer_read, or the
  * mapping when the route is direct), never through a translated pointer
- * alone, which for a PE on another node lies in a PROT_NONE reservation.  collect publishes each member's count in the word after
- * the rounds (pSync[SHMI_ASET_ROUNDS]) and restores it after the second
- * barrier.  Reductions combine every member's source, in set order (the
+ * alone, which for a PE on another node lies in a PROT_NONE reservation.
+ * collect publishes each member's count in the word after the rounds
+ * (pSync[SHMI_ASET_ROUNDS]) and restores it after the second barrier.  Reductions combine every member's source, in set order (the
  * same result bit for bit on every member), into private memory, and write
  * dest after the second barrier, so dest == source is safe.  Each member
  * reads every member's data: O(size * bytes) per member, fine for the old

@@ -61,6 +61,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The rows' shared bodies are inlined into each row's entry, so that the
+ * pull function is a constant there (a memcpy through the mapping on one
+ * node, as before the table) and the one-node path pays no extra call. */
+#define SHMI_ROW_BODY static inline __attribute__((always_inline))
+
 static size_t bytes(const char *fn, size_t nelems, size_t elem)
 {
     if (elem && nelems > SIZE_MAX / elem)
@@ -102,7 +107,7 @@ static void check_root(const char *fn, const struct shmem_team_s *t, int root)
 /* A host broadcast up to its checked barrier: dest (ours) and the root's
  * source in *d and *s (NULL when n is 0), checked; a small one staged by the
  * root.  Returns the collective's seq. */
-static uint64_t bcast_enter(const char *fn, struct shmem_team_s *t, void *dest,
+SHMI_ROW_BODY uint64_t bcast_enter(const char *fn, struct shmem_team_s *t, void *dest,
                             const void *source, size_t n, size_t elem, int root, char **d,
                             const char **s)
 {
@@ -245,14 +250,14 @@ static int broadcast(const char *fn, shmem_team_t team, void *dest, const void *
 typedef void (*pull_fn)(const char *fn, const struct shmem_team_s *t, uint64_t seq, int small,
                         int i, const void *source, size_t off, char *d, size_t c);
 
-static void pull_local(const char *fn, const struct shmem_team_s *t, uint64_t seq, int small,
+SHMI_ROW_BODY void pull_local(const char *fn, const struct shmem_team_s *t, uint64_t seq, int small,
                        int i, const void *source, size_t off, char *d, size_t c)
 {
     (void)fn;
     memcpy(d, (small ? (const char *)shmi_team_stage(t, i, seq) : at(t, source, i)) + off, c);
 }
 
-static void pull_nodes(const char *fn, const struct shmem_team_s *t, uint64_t seq, int small,
+SHMI_ROW_BODY void pull_nodes(const char *fn, const struct shmem_team_s *t, uint64_t seq, int small,
                        int i, const void *source, size_t off, char *d, size_t c)
 {
     if (small) shmi_team_stage_read(t, i, seq, off, d, c, fn);
@@ -261,8 +266,8 @@ static void pull_nodes(const char *fn, const struct shmem_team_s *t, uint64_t se
 
 /* ---- fcollect ------------------------------------------------------------------- */
 
-static int fcollect_pull(const char *fn, struct shmem_team_s *t, void *dest, const void *source,
-                         size_t n, size_t elem, pull_fn pull)
+SHMI_ROW_BODY int fcollect_pull(const char *fn, struct shmem_team_s *t, void *dest,
+                               const void *source, size_t n, size_t elem, pull_fn pull)
 {
     size_t total = bytes(fn, n, (size_t)t->size);
     char *d = n ? shmi_sym(fn, "dest", dest, total, shmi_g.me) : NULL;
@@ -325,7 +330,7 @@ static size_t count_below(const char *fn, const struct shmem_team_s *t, uint64_t
     return sum;
 }
 
-static uint64_t collect_enter(const char *fn, struct shmem_team_s *t, void *dest,
+SHMI_ROW_BODY uint64_t collect_enter(const char *fn, struct shmem_team_s *t, void *dest,
                               const void *source, uint64_t n, size_t elem)
 {
     if (n) shmi_sym(fn, "source", source, n, shmi_g.me);
@@ -335,8 +340,9 @@ static uint64_t collect_enter(const char *fn, struct shmem_team_s *t, void *dest
 
 /* After the barrier: place every member's block at the sum of the counts
  * below it (cnt: the counts, or NULL to read them from the slots). */
-static void collect_place(const char *fn, struct shmem_team_s *t, void *dest, const void *source,
-                          uint64_t n, uint64_t seq, const uint64_t *cnt, pull_fn pull)
+SHMI_ROW_BODY void collect_place(const char *fn, struct shmem_team_s *t, void *dest,
+                                 const void *source, uint64_t n, uint64_t seq,
+                                 const uint64_t *cnt, pull_fn pull)
 {
     size_t below = count_below(fn, t, seq, cnt, t->rank);
     size_t total = count_below(fn, t, seq, cnt, t->size);
@@ -390,8 +396,8 @@ static int collect(const char *fn, shmem_team_t team, void *dest, const void *so
 
 /* ---- alltoall ------------------------------------------------------------------- */
 
-static int alltoall_pull(const char *fn, struct shmem_team_s *t, void *dest, const void *source,
-                         size_t n, size_t elem, pull_fn pull)
+SHMI_ROW_BODY int alltoall_pull(const char *fn, struct shmem_team_s *t, void *dest,
+                               const void *source, size_t n, size_t elem, pull_fn pull)
 {
     size_t span = bytes(fn, n, (size_t)t->size);
     char *d = n ? shmi_sym(fn, "dest", dest, span, shmi_g.me) : NULL;
@@ -456,7 +462,7 @@ static size_t strided_span(const char *fn, size_t count, ptrdiff_t stride, size_
 
 /* Checks and the checked barrier; *d our dest (NULL when empty), returns
  * the total element count (0: nothing to move). */
-static size_t alltoalls_enter(const char *fn, struct shmem_team_s *t, void *dest,
+SHMI_ROW_BODY size_t alltoalls_enter(const char *fn, struct shmem_team_s *t, void *dest,
                               const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems,
                               size_t elem, char **d)
 {

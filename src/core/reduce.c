@@ -180,8 +180,9 @@ static void small_nodes(const char *fn, const struct shmem_team_s *t, char *acc,
     }
 }
 
-static void reduce_small(const char *fn, const struct shmem_team_s *t, void *dest, size_t n,
-                         size_t cnt, combine_fn f, int op, uint64_t seq, small_fn combine)
+static inline __attribute__((always_inline)) void
+reduce_small(const char *fn, const struct shmem_team_s *t, void *dest, size_t n, size_t cnt,
+             combine_fn f, int op, uint64_t seq, small_fn combine)
 {
     _Alignas(64) char acc[SHMI_STAGE_BYTES];
     int upto = op == RED_INSCAN ? t->rank + 1 : op == RED_EXSCAN ? t->rank : t->size;
@@ -196,9 +197,11 @@ static void reduce_small(const char *fn, const struct shmem_team_s *t, void *des
 /* A reduction or scan after the entry point's checks: the rows' entries
  * below differ in the small combine, the block function and whether puts
  * must be flushed before the closing barrier. */
-static int reduce_with(const char *fn, struct shmem_team_s *t, void *dest, const void *source,
-                       size_t nelems, size_t elem, combine_fn f, uint64_t code, small_fn combine,
-                       block_fn block, int flush)
+/* Inlined into each row's entry below, so that its small combine and block
+ * function are constants there (direct calls, as before the table). */
+static inline __attribute__((always_inline)) int
+reduce_with(const char *fn, struct shmem_team_s *t, void *dest, const void *source, size_t nelems,
+            size_t elem, combine_fn f, uint64_t code, small_fn combine, block_fn block, int flush)
 {
     size_t n = bytes(fn, nelems, elem);
     if (n) {
