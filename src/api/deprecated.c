@@ -18,11 +18,14 @@
  * may be reused at once, as the spec allows.
  *
  * Data-moving collectives are "pull", as the team ones (coll.c): barrier
- * (every source is ready), each member copies what it needs from the peers'
- * mappings into its own dest, barrier (nobody reuses a source before all
- * have read it).  collect publishes each member's count in the word after
- * the rounds (pSync[SHMI_ASET_ROUNDS]) and restores it after the second
- * barrier.  Reductions combine every member's source, in set order (the
+ * (every source is ready), each member copies what it needs from the peers
+ * into its own dest, barrier (nobody reuses a source before all have read
+ * it).  Members may be on other nodes (issue 13): every read of a member's
+ * memory goes through the transport interface (shmi_peer_read, or the
+ * mapping when the route is direct), never through a translated pointer
+ * alone, which for a PE on another node lies in a PROT_NONE reservation.
+ * collect publishes each member's count in the word after the rounds
+ * (pSync[SHMI_ASET_ROUNDS]) and restores it after the second barrier.  Reductions combine every member's source, in set order (the
  * same result bit for bit on every member), into private memory, and write
  * dest after the second barrier, so dest == source is safe.  Each member
  * reads every member's data: O(size * bytes) per member, fine for the old
@@ -148,11 +151,27 @@ static size_t nbytes(const char *fn, size_t nelems, size_t elem)
     return nelems * elem;
 }
 
-/* Member i's copy of the n bytes at symmetric address p (checked). */
-static const char *peer(const char *fn, const char *what, const void *p, size_t n,
-                        const struct aset *a, int i)
+/* n bytes of member i's copy of symmetric p (checked) into dst, whatever
+ * the route (a load through the mapping on this node, a get across). */
+static void peer_read(const char *fn, const char *what, void *dst, const void *p, size_t n,
+                      const struct aset *a, int i)
 {
-    return shmi_sym(fn, what, p, n, aset_pe(a, i));
+    shmi_sym(fn, what, p, n, aset_pe(a, i));
+    shmi_peer_read(fn, dst, p, n, aset_pe(a, i));
+}
+
+/* Member i's copy of the n bytes at symmetric p (checked), to read: its
+ * mapping when the route is direct, else buf (n bytes) filled through the
+ * transport. */
+static const char *peer_view(const char *fn, const char *what, const void *p, size_t n,
+                             const struct aset *a, int i, char *buf)
+{
+    int pe = aset_pe(a, i);
+    const char *mapped = shmi_sym(fn, what, p, n, pe);
+    const struct shmi_tp_ops *via = shmi_tp_route(&shmi_g.tp, p, NULL, pe);
+    if (SHMI_TP_DIRECT(via)) return mapped;
+    shmi_peer_get(fn, via, buf, p, n, pe, SHMI_TP_BLOCKING);
+    return buf;
 }
 
 void shmem_barrier(int PE_start, int logPE_stride, int PE_size, long *pSync)
@@ -181,7 +200,7 @@ static void aset_broadcast(const char *fn, void *dest, const void *source, size_
     size_t n = nbytes(fn, nelems, elem);
     if (n) shmi_sym(fn, "dest", dest, n, shmi_g.me);
     aset_sync(&a, pSync);
-    if (n && a.rank != PE_root) memcpy(dest, peer(fn, "source", source, n, &a, PE_root), n);
+    if (n && a.rank != PE_root) peer_read(fn, "source", dest, source, n, &a, PE_root);
     aset_sync(&a, pSync);
 }
 
@@ -195,7 +214,7 @@ static void aset_fcollect(const char *fn, void *dest, const void *source, size_t
     aset_sync(&a, pSync);
     for (int k = 0; n && k < a.size; k++) {
         int i = (a.rank + k) % a.size;
-        memcpy((char *)dest + (size_t)i * n, peer(fn, "source", source, n, &a, i), n);
+        peer_read(fn, "source", (char *)dest + (size_t)i * n, source, n, &a, i);
     }
     aset_sync(&a, pSync);
 }
@@ -211,10 +230,12 @@ static void aset_collect(const char *fn, void *dest, const void *source, size_t 
     aset_sync(&a, pSync);
     size_t off = 0;
     for (int i = 0; i < a.size; i++) {
-        size_t ni = (size_t)*(const volatile long *)peer(fn, "pSync", count, sizeof(long), &a, i);
+        long c;
+        peer_read(fn, "pSync", &c, count, sizeof c, &a, i);
+        size_t ni = (size_t)c;
         if (ni) {
             shmi_sym(fn, "dest", (char *)dest + off, ni, shmi_g.me);
-            memcpy((char *)dest + off, peer(fn, "source", source, ni, &a, i), ni);
+            peer_read(fn, "source", (char *)dest + off, source, ni, &a, i);
         }
         off += ni;
     }
@@ -234,17 +255,24 @@ static void aset_alltoalls(const char *fn, void *dest, const void *source, ptrdi
     size_t dspan = all ? nbytes(fn, all - 1, db) + elem : 0;
     size_t sspan = all ? nbytes(fn, all - 1, sb) + elem : 0;
     if (all) shmi_sym(fn, "dest", dest, dspan, shmi_g.me);
+    /* our block of a member's source: nelems elements from rank * nelems */
+    size_t from = (size_t)a.rank * nelems * sb, bspan = nelems ? (nelems - 1) * sb + elem : 0;
+    char *buf = NULL;
+    if (bspan && (db != elem || sb != elem) && !(buf = malloc(bspan)))
+        shmi_fatal("%s: out of private memory for a block of %zu bytes", fn, bspan);
     aset_sync(&a, pSync);
     for (int k = 0; all && k < a.size; k++) {
         int i = (a.rank + k) % a.size;
-        const char *s = peer(fn, "source", source, sspan, &a, i) + (size_t)a.rank * nelems * sb;
         char *d = (char *)dest + (size_t)i * nelems * db;
+        shmi_sym(fn, "source", source, sspan, aset_pe(&a, i));
         if (db == elem && sb == elem) {
-            memcpy(d, s, nelems * elem);
+            peer_read(fn, "source", d, (const char *)source + from, nelems * elem, &a, i);
             continue;
         }
+        const char *s = peer_view(fn, "source", (const char *)source + from, bspan, &a, i, buf);
         for (size_t e = 0; e < nelems; e++) memcpy(d + e * db, s + e * sb, elem);
     }
+    free(buf);
     aset_sync(&a, pSync);
 }
 
@@ -286,7 +314,7 @@ static void aset_reduce(const char *fn, void *dest, const void *source, int nred
                              SHMEM_REDUCE_SYNC_SIZE);
     if (nreduce < 0) shmi_fatal("%s: nreduce=%d is negative", fn, nreduce);
     size_t cnt = (size_t)nreduce, n = nbytes(fn, cnt, elem);
-    char *acc = NULL;
+    char *acc = NULL, *in = NULL; /* in: a member's source when it is not mapped */
     if (n) {
         shmi_sym(fn, "dest", dest, n, shmi_g.me);
         shmi_sym(fn, "source", source, n, shmi_g.me);
@@ -294,16 +322,17 @@ static void aset_reduce(const char *fn, void *dest, const void *source, int nred
         if (d != s && d < s + n && s < d + n)
             shmi_fatal("%s: dest=%p and source=%p overlap by part of their %zu bytes: pass the "
                        "same buffer (in place) or disjoint ones", fn, dest, source, n);
-        if (!(acc = malloc(n)))
+        if (!(acc = malloc(n)) || !(in = malloc(n)))
             shmi_fatal("%s: out of private memory for %zu bytes of partial results", fn, n);
     }
     aset_sync(&a, pSync);
     if (n) {
-        memcpy(acc, peer(fn, "source", source, n, &a, 0), n);
-        for (int i = 1; i < a.size; i++) f(acc, peer(fn, "source", source, n, &a, i), cnt);
+        peer_read(fn, "source", acc, source, n, &a, 0);
+        for (int i = 1; i < a.size; i++) f(acc, peer_view(fn, "source", source, n, &a, i, in), cnt);
     }
     aset_sync(&a, pSync); /* every member has read every source: dest may change */
     if (n) memcpy(dest, acc, n);
+    free(in);
     free(acc);
 }
 

@@ -36,13 +36,22 @@
  * of the checked signature, so PEs that disagree are stopped with both calls
  * named instead of corrupting memory.
  *
- * Teams spanning nodes (t->net, issue 9): the same pulls, but every read of
- * a peer's source, staged data or published words is shmi_peer_read (a UCX
- * get for a member on another node, memcpy through the mapping for one on
- * ours); blocking gets have their data on return, so the barriers above
- * keep their meaning.  One test of t->net per collective (per block) keeps
- * the one-node path as it was. */
-#include "core/mem_device.h" /* GPU memory goes to the copy engines (issue 7) */
+ * Each collective is a row entry of the team's algorithm table (coll.h,
+ * chosen when the team was made): the entry points below check the team,
+ * the root and the count, and hand the call to shmi_coll_for's row.
+ *   _local  (node-local teams) the pulls above, through the mappings.
+ *   _nodes  (teams spanning nodes, issue 9) the same pulls, but every read
+ *           of a peer's source, staged data or published words is
+ *           shmi_peer_read (a UCX get for a member on another node, memcpy
+ *           through the mapping for one on ours); blocking gets have their
+ *           data on return, so the barriers above keep their meaning.  The
+ *           broadcast is two-level (net_bcast).
+ *   _tp     memory the CPU cannot load or store (GPU): the transport (copy
+ *           engines) pulls the root's broadcast source.
+ * The rows share their checks, staging and checked barrier (the *_enter
+ * helpers) and differ in how a member's block is reached (pull_local,
+ * pull_nodes). */
+#include "core/coll.h"
 #include "core/hooks.h"
 #include "core/team.h"
 
@@ -51,6 +60,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* The rows' shared bodies are inlined into each row's entry, so that the
+ * pull function is a constant there (a memcpy through the mapping on one
+ * node, as before the table) and the one-node path pays no extra call. */
+#define SHMI_ROW_BODY static inline __attribute__((always_inline))
 
 static size_t bytes(const char *fn, size_t nelems, size_t elem)
 {
@@ -88,6 +102,41 @@ static void check_root(const char *fn, const struct shmem_team_s *t, int root)
                    "team rank (shmem_team_translate_pe converts)", fn, root, t->size, t->size - 1);
 }
 
+/* ---- Broadcast --------------------------------------------------------------- */
+
+/* A host broadcast up to its checked barrier: dest (ours) and the root's
+ * source in *d and *s (NULL when n is 0), checked; a small one staged by the
+ * root.  Returns the collective's seq. */
+SHMI_ROW_BODY uint64_t bcast_enter(const char *fn, struct shmem_team_s *t, void *dest,
+                            const void *source, size_t n, size_t elem, int root, char **d,
+                            const char **s)
+{
+    *d = n ? shmi_sym(fn, "dest", dest, n, shmi_g.me) : NULL;
+    *s = n ? shmi_sym(fn, "source", source, n, shmi_team_pe(t, root)) : NULL;
+    if (*d) shmi_check_span(fn, "dest", dest, n, NULL);
+    if (*s) shmi_check_span(fn, "source", source, n, NULL);
+    if (n <= SHMI_STAGE_BYTES && t->rank == root) memcpy(shmi_team_stage_next(t), source, n);
+    return shmi_team_enter(t, fn, SHMI_OP_BROADCAST, n, (uint64_t)root << 8 | elem,
+                           n ? shmi_sym_key(dest) : 0, NULL, 0);
+}
+
+int shmi_bcast_local(const char *fn, struct shmem_team_s *t, void *dest, const void *source,
+                     size_t n, size_t elem, int root)
+{
+    char *d;
+    const char *s;
+    uint64_t seq = bcast_enter(fn, t, dest, source, n, elem, root, &d, &s);
+    if (n <= SHMI_STAGE_BYTES) { /* one barrier: everybody copies the root's staged copy */
+        if (n) memcpy(d, shmi_team_stage(t, root, seq), n);
+        return 0;
+    }
+    int late = t->rank == root && d != s && d < s + n && s < d + n;
+    if (d != s && !late) memcpy(d, s, n);
+    shmi_team_barrier(t);
+    if (late) memmove(d, s, n);
+    return 0;
+}
+
 /* Broadcast on a team spanning nodes, after the entering barrier: members
  * on the root's node copy from the root through the mapping; on every other
  * node one network transfer reaches the node's leader (its lowest rank), a
@@ -102,7 +151,8 @@ static void check_root(const char *fn, const struct shmem_team_s *t, int root)
  *          itself; the caller's closing barrier keeps the leader's dest (and
  *          the root's source) until every member has copied.
  * The remote write lands through the leader's progress; the leader rings its
- * members' doorbells once it has the data. */
+ * members' doorbells once it has the data.  Which members share our node
+ * comes from the team's node layout (shmi_team_hier). */
 static void net_bcast(const char *fn, struct shmem_team_s *t, char *d, const void *dest,
                       const void *source, size_t n, int root, uint64_t seq, int small)
 {
@@ -111,19 +161,17 @@ static void net_bcast(const char *fn, struct shmem_team_s *t, char *d, const voi
     struct shmi_tsync *mine = &shmi_g.ctl->team[t->slot];
     if (small && t->rank == root) { /* same slot address on every PE */
         const unsigned char *st = mine->stage[seq & 1];
-        for (int k = 0; k < h->nlead; k++) {
-            int pe = shmi_team_pe(t, h->lead[k]);
-            if (!shmi_tp_mapped(&shmi_g.tp, pe))
-                shmi_peer_write(fn, (void *)st, st, n, pe, SHMI_TP_UNTRACKED);
-        }
+        for (int k = 0; k < h->nlead; k++) /* the other nodes' leaders */
+            if (h->lead[k] != h->leader)
+                shmi_peer_write(fn, (void *)st, st, n, shmi_team_pe(t, h->lead[k]),
+                                SHMI_TP_UNTRACKED);
         shmi_fence();
-        for (int k = 0; k < h->nlead; k++) {
-            int pe = shmi_team_pe(t, h->lead[k]);
-            if (!shmi_tp_mapped(&shmi_g.tp, pe))
-                shmi_peer_write(fn, &mine->ready, &seq, sizeof seq, pe, SHMI_TP_UNTRACKED);
-        }
+        for (int k = 0; k < h->nlead; k++)
+            if (h->lead[k] != h->leader)
+                shmi_peer_write(fn, &mine->ready, &seq, sizeof seq, shmi_team_pe(t, h->lead[k]),
+                                SHMI_TP_UNTRACKED);
     }
-    if (shmi_tp_mapped(&shmi_g.tp, rpe)) { /* the root is on this node */
+    if (shmi_node(rpe) == h->node) { /* the root is on this node */
         memcpy(d, small ? (const void *)shmi_team_stage(t, root, seq)
                         : (const void *)at(t, source, root), n);
         return;
@@ -148,6 +196,43 @@ static void net_bcast(const char *fn, struct shmem_team_s *t, char *d, const voi
     else if (!leader) memcpy(d, at(t, dest, h->leader), n);
 }
 
+int shmi_bcast_nodes(const char *fn, struct shmem_team_s *t, void *dest, const void *source,
+                     size_t n, size_t elem, int root)
+{
+    char *d;
+    const char *s;
+    uint64_t seq = bcast_enter(fn, t, dest, source, n, elem, root, &d, &s);
+    if (n <= SHMI_STAGE_BYTES) {
+        if (n) net_bcast(fn, t, d, dest, source, n, root, seq, 1);
+        return 0;
+    }
+    int late = t->rank == root && d != s && d < s + n && s < d + n;
+    if (d != s && !late) net_bcast(fn, t, d, dest, source, n, root, seq, 0);
+    shmi_team_barrier(t);
+    if (late) memmove(d, s, n);
+    return 0;
+}
+
+/* GPU memory: the copy engines pull the root's source (n > 0). */
+int shmi_bcast_tp(const char *fn, struct shmem_team_s *t, void *dest, const void *source,
+                  size_t n, size_t elem, int root)
+{
+    shmi_team_enter(t, fn, SHMI_OP_BROADCAST, n, (uint64_t)root << 8 | elem,
+                    (uint64_t)(uintptr_t)dest, NULL, 0);
+    if (t->rank != root || dest != source)
+        shmi_peer_read(fn, dest, source, n, shmi_team_pe(t, root));
+    shmi_team_barrier(t);
+    return 0;
+}
+
+int shmi_bcast_tp_nodes(const char *fn, struct shmem_team_s *t, void *dest, const void *source,
+                        size_t n, size_t elem, int root)
+{
+    (void)t, (void)dest, (void)source, (void)n, (void)elem, (void)root;
+    shmi_fatal("%s: GPU memory across nodes is not supported yet: its team has PEs on more "
+               "than one node; broadcast host memory, or within a node's PEs", fn);
+}
+
 static int broadcast(const char *fn, shmem_team_t team, void *dest, const void *source,
                      size_t nelems, size_t elem, int root)
 {
@@ -155,48 +240,36 @@ static int broadcast(const char *fn, shmem_team_t team, void *dest, const void *
     struct shmem_team_s *t = shmi_team_get(fn, team);
     check_root(fn, t, root);
     size_t n = bytes(fn, nelems, elem);
-    /* memory the CPU cannot load or store (GPU): the transport pulls */
-    int gpu = n && !SHMI_TP_DIRECT(shmi_tp_route(&shmi_g.tp, dest, source, shmi_g.me));
-    char *d = n && !gpu ? shmi_sym(fn, "dest", dest, n, shmi_g.me) : NULL;
-    int rpe = shmi_team_pe(t, root);
-    const char *s = n && !gpu ? shmi_sym(fn, "source", source, n, rpe) : NULL;
-    if (gpu && t->net)
-        shmi_fatal("%s: GPU memory across nodes is not supported yet: its team has PEs on more "
-                   "than one node; broadcast host memory, or within a node's PEs", fn);
-    if (d) shmi_check_span(fn, "dest", dest, n, NULL);
-    if (s) shmi_check_span(fn, "source", source, n, NULL);
-    int small = !gpu && n <= SHMI_STAGE_BYTES;
-    if (small && t->rank == root) memcpy(shmi_team_stage_next(t), source, n);
-    uint64_t seq = shmi_team_enter(t, fn, SHMI_OP_BROADCAST, n, (uint64_t)root << 8 | elem,
-                                   gpu ? (uint64_t)(uintptr_t)dest : n ? shmi_sym_key(dest) : 0,
-                                   NULL, 0);
-    if (small) { /* one barrier: everybody copies the root's staged copy */
-        if (n && t->net) net_bcast(fn, t, d, dest, source, n, root, seq, 1);
-        else if (n) memcpy(d, shmi_team_stage(t, root, seq), n);
-        return 0;
-    }
-    if (gpu) { /* GPU memory: the copy engines pull the root's source */
-        if (t->rank != root || dest != source)
-            shmi_peer_read(fn, dest, source, n, shmi_team_pe(t, root));
-        shmi_team_barrier(t);
-        return 0;
-    }
-    int late = t->rank == root && d != s && d < s + n && s < d + n;
-    if (n && d != s && !late) {
-        if (t->net) net_bcast(fn, t, d, dest, source, n, root, seq, 0);
-        else memcpy(d, s, n);
-    }
-    shmi_team_barrier(t);
-    if (late) memmove(d, s, n);
-    return 0;
+    return shmi_coll_for(t, dest, source, n)->broadcast(fn, t, dest, source, n, elem, root);
 }
 
-static int fcollect(const char *fn, shmem_team_t team, void *dest, const void *source,
-                    size_t nelems, size_t elem)
+/* ---- Pulling member i's block --------------------------------------------------
+ * c bytes at offset off of member i's staged data (small) or of its copy of
+ * source, into d: through the mapping (node-local teams), or through the
+ * transport (teams spanning nodes). */
+typedef void (*pull_fn)(const char *fn, const struct shmem_team_s *t, uint64_t seq, int small,
+                        int i, const void *source, size_t off, char *d, size_t c);
+
+SHMI_ROW_BODY void pull_local(const char *fn, const struct shmem_team_s *t, uint64_t seq, int small,
+                       int i, const void *source, size_t off, char *d, size_t c)
 {
-    shmi_check_running(fn);
-    struct shmem_team_s *t = shmi_team_get(fn, team);
-    size_t n = bytes(fn, nelems, elem), total = bytes(fn, n, (size_t)t->size);
+    (void)fn;
+    memcpy(d, (small ? (const char *)shmi_team_stage(t, i, seq) : at(t, source, i)) + off, c);
+}
+
+SHMI_ROW_BODY void pull_nodes(const char *fn, const struct shmem_team_s *t, uint64_t seq, int small,
+                       int i, const void *source, size_t off, char *d, size_t c)
+{
+    if (small) shmi_team_stage_read(t, i, seq, off, d, c, fn);
+    else shmi_peer_read(fn, d, (const char *)source + off, c, shmi_team_pe(t, i));
+}
+
+/* ---- fcollect ------------------------------------------------------------------- */
+
+SHMI_ROW_BODY int fcollect_pull(const char *fn, struct shmem_team_s *t, void *dest,
+                               const void *source, size_t n, size_t elem, pull_fn pull)
+{
+    size_t total = bytes(fn, n, (size_t)t->size);
     char *d = n ? shmi_sym(fn, "dest", dest, total, shmi_g.me) : NULL;
     if (n) shmi_sym(fn, "source", source, n, shmi_g.me);
     no_overlap(fn, dest, total, source, n);
@@ -206,13 +279,34 @@ static int fcollect(const char *fn, shmem_team_t team, void *dest, const void *s
                                    n ? shmi_sym_key(dest) : 0, NULL, 0);
     for (int k = 0; n && k < t->size; k++) {
         int i = (t->rank + k) % t->size;
-        if (t->net && small) shmi_team_stage_read(t, i, seq, 0, d + (size_t)i * n, n, fn);
-        else if (t->net) shmi_peer_read(fn, d + (size_t)i * n, source, n, shmi_team_pe(t, i));
-        else memcpy(d + (size_t)i * n, small ? (const char *)shmi_team_stage(t, i, seq) : at(t, source, i), n);
+        pull(fn, t, seq, small, i, source, 0, d + (size_t)i * n, n);
     }
     if (!small) shmi_team_barrier(t);
     return 0;
 }
+
+int shmi_fcollect_local(const char *fn, struct shmem_team_s *t, void *dest, const void *source,
+                        size_t n, size_t elem)
+{
+    return fcollect_pull(fn, t, dest, source, n, elem, pull_local);
+}
+
+int shmi_fcollect_nodes(const char *fn, struct shmem_team_s *t, void *dest, const void *source,
+                        size_t n, size_t elem)
+{
+    return fcollect_pull(fn, t, dest, source, n, elem, pull_nodes);
+}
+
+static int fcollect(const char *fn, shmem_team_t team, void *dest, const void *source,
+                    size_t nelems, size_t elem)
+{
+    shmi_check_running(fn);
+    struct shmem_team_s *t = shmi_team_get(fn, team);
+    size_t n = bytes(fn, nelems, elem);
+    return shmi_coll_for(t, dest, source, n)->fcollect(fn, t, dest, source, n, elem);
+}
+
+/* ---- collect -------------------------------------------------------------------- */
 
 /* Member i's published byte count: from the copies in cnt when the team
  * spans nodes (read once, collect), else straight from its slot. */
@@ -236,21 +330,20 @@ static size_t count_below(const char *fn, const struct shmem_team_s *t, uint64_t
     return sum;
 }
 
-static int collect(const char *fn, shmem_team_t team, void *dest, const void *source,
-                   size_t nelems, size_t elem)
+SHMI_ROW_BODY uint64_t collect_enter(const char *fn, struct shmem_team_s *t, void *dest,
+                              const void *source, uint64_t n, size_t elem)
 {
-    shmi_check_running(fn);
-    struct shmem_team_s *t = shmi_team_get(fn, team);
-    uint64_t n = bytes(fn, nelems, elem);
     if (n) shmi_sym(fn, "source", source, n, shmi_g.me);
     if (n && n <= SHMI_STAGE_BYTES) memcpy(shmi_team_stage_next(t), source, n);
-    uint64_t seq = shmi_team_enter(t, fn, SHMI_OP_COLLECT, elem, 0, shmi_sym_key(dest), &n, 1);
-    uint64_t *cnt = NULL; /* team spanning nodes: every count, read once */
-    if (t->net) {
-        cnt = malloc((size_t)t->size * sizeof *cnt);
-        if (!cnt) shmi_fatal("%s: out of memory for the counts of %d PEs", fn, t->size);
-        for (int i = 0; i < t->size; i++) shmi_team_pub_read(t, i, seq, &cnt[i], 1, fn);
-    }
+    return shmi_team_enter(t, fn, SHMI_OP_COLLECT, elem, 0, shmi_sym_key(dest), &n, 1);
+}
+
+/* After the barrier: place every member's block at the sum of the counts
+ * below it (cnt: the counts, or NULL to read them from the slots). */
+SHMI_ROW_BODY void collect_place(const char *fn, struct shmem_team_s *t, void *dest,
+                                 const void *source, uint64_t n, uint64_t seq,
+                                 const uint64_t *cnt, pull_fn pull)
+{
     size_t below = count_below(fn, t, seq, cnt, t->rank);
     size_t total = count_below(fn, t, seq, cnt, t->size);
     /* Small when every member's block was staged (the same answer on all). */
@@ -265,22 +358,48 @@ static int collect(const char *fn, shmem_team_t team, void *dest, const void *so
         int i = (t->rank + k) % t->size;
         if (i == 0) off = 0;
         size_t c = count_of(t, seq, cnt, i);
-        if (c && cnt && small) shmi_team_stage_read(t, i, seq, 0, d + off, c, fn);
-        else if (c && cnt) shmi_peer_read(fn, d + off, source, c, shmi_team_pe(t, i));
-        else if (c) memcpy(d + off, small ? (const char *)shmi_team_stage(t, i, seq) : at(t, source, i), c);
+        if (c) pull(fn, t, seq, small, i, source, 0, d + off, c);
         off += c;
     }
-    free(cnt);
     if (!small) shmi_team_barrier(t);
+}
+
+int shmi_collect_local(const char *fn, struct shmem_team_s *t, void *dest, const void *source,
+                       size_t n, size_t elem)
+{
+    uint64_t seq = collect_enter(fn, t, dest, source, n, elem);
+    collect_place(fn, t, dest, source, n, seq, NULL, pull_local);
     return 0;
 }
 
-static int alltoall(const char *fn, shmem_team_t team, void *dest, const void *source,
-                    size_t nelems, size_t elem)
+/* Across nodes every count is read once, through the transport. */
+int shmi_collect_nodes(const char *fn, struct shmem_team_s *t, void *dest, const void *source,
+                       size_t n, size_t elem)
+{
+    uint64_t seq = collect_enter(fn, t, dest, source, n, elem);
+    uint64_t *cnt = malloc((size_t)t->size * sizeof *cnt);
+    if (!cnt) shmi_fatal("%s: out of memory for the counts of %d PEs", fn, t->size);
+    for (int i = 0; i < t->size; i++) shmi_team_pub_read(t, i, seq, &cnt[i], 1, fn);
+    collect_place(fn, t, dest, source, n, seq, cnt, pull_nodes);
+    free(cnt);
+    return 0;
+}
+
+static int collect(const char *fn, shmem_team_t team, void *dest, const void *source,
+                   size_t nelems, size_t elem)
 {
     shmi_check_running(fn);
     struct shmem_team_s *t = shmi_team_get(fn, team);
-    size_t n = bytes(fn, nelems, elem), span = bytes(fn, n, (size_t)t->size);
+    size_t n = bytes(fn, nelems, elem);
+    return shmi_coll_for(t, dest, source, n)->collect(fn, t, dest, source, n, elem);
+}
+
+/* ---- alltoall ------------------------------------------------------------------- */
+
+SHMI_ROW_BODY int alltoall_pull(const char *fn, struct shmem_team_s *t, void *dest,
+                               const void *source, size_t n, size_t elem, pull_fn pull)
+{
+    size_t span = bytes(fn, n, (size_t)t->size);
     char *d = n ? shmi_sym(fn, "dest", dest, span, shmi_g.me) : NULL;
     if (n) shmi_sym(fn, "source", source, span, shmi_g.me);
     no_overlap(fn, dest, span, source, span);
@@ -290,20 +409,34 @@ static int alltoall(const char *fn, shmem_team_t team, void *dest, const void *s
                                    n ? shmi_sym_key(dest) : 0, NULL, 0);
     for (int k = 0; n && k < t->size; k++) {
         int i = (t->rank + k) % t->size;
-        size_t mine = (size_t)t->rank * n;
-        if (t->net && small) {
-            shmi_team_stage_read(t, i, seq, mine, d + (size_t)i * n, n, fn);
-        } else if (t->net) {
-            shmi_peer_read(fn, d + (size_t)i * n, (const char *)source + mine, n,
-                           shmi_team_pe(t, i));
-        } else {
-            const char *from = small ? (const char *)shmi_team_stage(t, i, seq) : at(t, source, i);
-            memcpy(d + (size_t)i * n, from + mine, n);
-        }
+        pull(fn, t, seq, small, i, source, (size_t)t->rank * n, d + (size_t)i * n, n);
     }
     if (!small) shmi_team_barrier(t);
     return 0;
 }
+
+int shmi_alltoall_local(const char *fn, struct shmem_team_s *t, void *dest, const void *source,
+                        size_t n, size_t elem)
+{
+    return alltoall_pull(fn, t, dest, source, n, elem, pull_local);
+}
+
+int shmi_alltoall_nodes(const char *fn, struct shmem_team_s *t, void *dest, const void *source,
+                        size_t n, size_t elem)
+{
+    return alltoall_pull(fn, t, dest, source, n, elem, pull_nodes);
+}
+
+static int alltoall(const char *fn, shmem_team_t team, void *dest, const void *source,
+                    size_t nelems, size_t elem)
+{
+    shmi_check_running(fn);
+    struct shmem_team_s *t = shmi_team_get(fn, team);
+    size_t n = bytes(fn, nelems, elem);
+    return shmi_coll_for(t, dest, source, n)->alltoall(fn, t, dest, source, n, elem);
+}
+
+/* ---- alltoalls ------------------------------------------------------------------ */
 
 /* count elements of elem bytes, dst/sst bytes apart. */
 static void copy_strided(char *d, size_t dst, const char *s, size_t sst, size_t count,
@@ -327,30 +460,56 @@ static size_t strided_span(const char *fn, size_t count, ptrdiff_t stride, size_
     return count ? bytes(fn, bytes(fn, count - 1, (size_t)stride) + 1, elem) : 0;
 }
 
-static int alltoalls(const char *fn, shmem_team_t team, void *dest, const void *source,
-                     ptrdiff_t dst, ptrdiff_t sst, size_t nelems, size_t elem)
+/* Checks and the checked barrier; *d our dest (NULL when empty), returns
+ * the total element count (0: nothing to move). */
+SHMI_ROW_BODY size_t alltoalls_enter(const char *fn, struct shmem_team_s *t, void *dest,
+                              const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems,
+                              size_t elem, char **d)
 {
-    shmi_check_running(fn);
-    struct shmem_team_s *t = shmi_team_get(fn, team);
     if (dst < 1 || sst < 1)
         shmi_fatal("%s: strides dst=%td sst=%td must be >= 1 (in elements)", fn, dst, sst);
     size_t all = bytes(fn, nelems, (size_t)t->size);
     size_t dspan = strided_span(fn, all, dst, elem), sspan = strided_span(fn, all, sst, elem);
-    char *d = all ? shmi_sym(fn, "dest", dest, dspan, shmi_g.me) : NULL;
+    *d = all ? shmi_sym(fn, "dest", dest, dspan, shmi_g.me) : NULL;
     if (all) shmi_sym(fn, "source", source, sspan, shmi_g.me);
     no_overlap(fn, dest, dspan, source, sspan);
     uint64_t strides = ((uint64_t)dst & 0xfffffff) << 36 | ((uint64_t)sst & 0xfffffff) << 8 | elem;
     shmi_team_enter(t, fn, SHMI_OP_ALLTOALLS, nelems, strides, all ? shmi_sym_key(dest) : 0,
                     NULL, 0);
+    return all;
+}
+
+int shmi_alltoalls_local(const char *fn, struct shmem_team_s *t, void *dest, const void *source,
+                         ptrdiff_t dst, ptrdiff_t sst, size_t nelems, size_t elem)
+{
+    char *d;
+    size_t all = alltoalls_enter(fn, t, dest, source, dst, sst, nelems, elem, &d);
     size_t db = (size_t)dst * elem, sb = (size_t)sst * elem;
-    /* Team spanning nodes: a member on another node's strided block comes
-     * over in one get of its whole span, then is spread here. */
-    size_t bspan = t->net ? strided_span(fn, nelems, sst, elem) : 0;
+    for (int k = 0; all && k < t->size; k++) {
+        int i = (t->rank + k) % t->size;
+        size_t from = (size_t)t->rank * nelems * sb;
+        copy_strided(d + (size_t)i * nelems * db, db, at(t, source, i) + from, sb, nelems, elem);
+    }
+    shmi_team_barrier(t);
+    return 0;
+}
+
+/* Across nodes: a member on another node's strided block comes over in one
+ * get of its whole span, then is spread here; members on this node are
+ * read through the mapping. */
+int shmi_alltoalls_nodes(const char *fn, struct shmem_team_s *t, void *dest, const void *source,
+                         ptrdiff_t dst, ptrdiff_t sst, size_t nelems, size_t elem)
+{
+    char *d;
+    size_t all = alltoalls_enter(fn, t, dest, source, dst, sst, nelems, elem, &d);
+    size_t db = (size_t)dst * elem, sb = (size_t)sst * elem;
+    size_t bspan = strided_span(fn, nelems, sst, elem);
+    struct shmi_hier *h = shmi_team_hier(t);
     char *buf = NULL;
     for (int k = 0; all && k < t->size; k++) {
         int i = (t->rank + k) % t->size, pe = shmi_team_pe(t, i);
         size_t from = (size_t)t->rank * nelems * sb;
-        if (t->net && !shmi_tp_mapped(&shmi_g.tp, pe)) {
+        if (shmi_node(pe) != h->node) {
             if (!buf && !(buf = malloc(bspan ? bspan : 1)))
                 shmi_fatal("%s: out of memory for a block of %zu bytes", fn, bspan);
             shmi_peer_read(fn, buf, (const char *)source + from, bspan, pe);
@@ -364,46 +523,13 @@ static int alltoalls(const char *fn, shmem_team_t team, void *dest, const void *
     return 0;
 }
 
-/* ---- Describing a signature (for the collective-mismatch message) ---------- */
-
-static void where(uint64_t key, char *buf, size_t len)
+static int alltoalls(const char *fn, shmem_team_t team, void *dest, const void *source,
+                     ptrdiff_t dst, ptrdiff_t sst, size_t nelems, size_t elem)
 {
-    int s = (int)(key >> 56) - 1;
-    if (s < 0 || s >= shmi_g.tp.nseg) snprintf(buf, len, "NULL");
-    else snprintf(buf, len, "%p", (void *)(shmi_g.tp.seg[s].base + (key & ((1ull << 56) - 1))));
-}
-
-void shmi_coll_describe(const struct shmi_sig *s, char *buf, size_t len)
-{
-    const char *name = shmi_op_name(s->op);
-    unsigned long a0 = (unsigned long)s->arg[0], a1 = (unsigned long)s->arg[1];
-    char d[32], rn[64];
-    where(s->arg[2], d, sizeof d);
-    switch (s->op) {
-    case SHMI_OP_TEAM_SPLIT:
-        snprintf(buf, len, "%s(start=%ld, stride=%ld, size=%ld)", name, (long)s->arg[0],
-                 (long)s->arg[1], (long)s->arg[2]);
-        break;
-    case SHMI_OP_TEAM_SPLIT_2D: snprintf(buf, len, "%s(xrange=%ld)", name, (long)a0); break;
-    case SHMI_OP_TEAM_DESTROY: snprintf(buf, len, "%s(team in slot %lu)", name, a0); break;
-    case SHMI_OP_BROADCAST:
-        snprintf(buf, len, "%s(dest=%s, %lu bytes in %lu-byte elements, PE_root=%lu)", name, d,
-                 a0, a1 & 0xff, a1 >> 8);
-        break;
-    case SHMI_OP_COLLECT:
-        snprintf(buf, len, "%s(dest=%s, %lu-byte elements)", name, d, a0);
-        break;
-    case SHMI_OP_FCOLLECT: case SHMI_OP_ALLTOALL:
-        snprintf(buf, len, "%s(dest=%s, %lu bytes per PE in %lu-byte elements)", name, d, a0, a1);
-        break;
-    case SHMI_OP_ALLTOALLS:
-        snprintf(buf, len, "%s(dest=%s, dst=%lu, sst=%lu, nelems=%lu, %lu-byte elements)", name,
-                 d, a1 >> 36, (a1 >> 8) & 0xfffffff, a0, a1 & 0xff);
-        break;
-    default:
-        snprintf(buf, len, "%s(dest=%s, nelems=%lu)", shmi_reduce_name(s->arg[1], rn, sizeof rn),
-                 d, a0);
-    }
+    shmi_check_running(fn);
+    struct shmem_team_s *t = shmi_team_get(fn, team);
+    return shmi_coll_for(t, dest, source, nelems)
+        ->alltoalls(fn, t, dest, source, dst, sst, nelems, elem);
 }
 
 /* ---- Entry points, generated from the type table --------------------------- */

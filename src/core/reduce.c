@@ -23,16 +23,19 @@
  * member stages its source in its team slot, and after the checked barrier
  * every member combines the staged copies itself (reduce_small).
  *
- * Teams spanning nodes (t->net, issue 9): the same algorithm, with every
- * access to a member's memory through shmi_peer_read/_write (UCX get/put
- * for a member on another node, memcpy through the mapping otherwise):
- * reduce_block_net, scan_block_net, and reduce_small reading the staged
- * copies; the puts are flushed (shmi_quiet) before the closing barrier,
- * so every member's dest is complete when it leaves.
+ * The team's algorithm table (coll.h) picks the variant, once per team:
+ * node-local teams (_local) as above through the mappings; teams spanning
+ * nodes (_nodes, issue 9) the same algorithm with every access to a
+ * member's memory through shmi_peer_read/_write (UCX get/put for a member
+ * on another node, memcpy through the mapping otherwise): reduce_block_net,
+ * scan_block_net, and small_nodes reading the staged copies; the puts are
+ * flushed (shmi_quiet) before the closing barrier, so every member's dest
+ * is complete when it leaves.
  *
  * Integer sums and products are computed in an unsigned type at least as
  * wide as unsigned int: they wrap around instead of overflowing (undefined
  * behaviour for signed types, and for small types promoted to int). */
+#include "core/coll.h"
 #include "core/hooks.h"
 #include "core/reduce_ops.h" /* SHMI_ARITH, SHMI_EXPR_<op> */
 #include "core/team.h"
@@ -66,7 +69,7 @@ const char *shmi_reduce_name(uint64_t code, char *buf, size_t len)
     return buf;
 }
 
-typedef void (*combine_fn)(void *acc, const void *in, size_t n);
+typedef shmi_combine_fn combine_fn;
 
 static size_t bytes(const char *fn, size_t nelems, size_t elem)
 {
@@ -82,20 +85,30 @@ static inline char *at(const struct shmem_team_s *t, const void *a, size_t off, 
     return (char *)shmi_tp_ptr(&shmi_g.tp, a, shmi_team_pe(t, rank)) + off;
 }
 
-/* Elements [off, off + nb bytes) of the team: reduce and store everywhere. */
-static void reduce_block(const struct shmem_team_s *t, void *dest, const void *source,
-                         size_t off, size_t nb, size_t cnt, combine_fn f, char *acc)
+/* One block of a large reduction or scan: elements [off, off + nb bytes)
+ * of the team (cnt of them), reduced (or scanned) and stored into every
+ * member's dest; acc and in are SHMI_RED_BLOCK bytes of scratch. */
+typedef void (*block_fn)(const char *fn, const struct shmem_team_s *t, void *dest,
+                         const void *source, size_t off, size_t nb, size_t cnt, combine_fn f,
+                         char *acc, char *in, int exclusive);
+
+/* Through the mappings: reduce and store everywhere. */
+static void reduce_block(const char *fn, const struct shmem_team_s *t, void *dest,
+                         const void *source, size_t off, size_t nb, size_t cnt, combine_fn f,
+                         char *acc, char *in, int exclusive)
 {
+    (void)fn, (void)in, (void)exclusive;
     memcpy(acc, at(t, source, off, 0), nb);
     for (int i = 1; i < t->size; i++) f(acc, at(t, source, off, i), cnt);
     for (int i = 0; i < t->size; i++) memcpy(at(t, dest, off, i), acc, nb);
 }
 
 /* The same elements: running sum over ranks, each rank's prefix to its dest. */
-static void scan_block(const struct shmem_team_s *t, void *dest, const void *source,
-                       size_t off, size_t nb, size_t cnt, combine_fn f, char *acc, char *in,
-                       int exclusive)
+static void scan_block(const char *fn, const struct shmem_team_s *t, void *dest,
+                       const void *source, size_t off, size_t nb, size_t cnt, combine_fn f,
+                       char *acc, char *in, int exclusive)
 {
+    (void)fn;
     memcpy(acc, at(t, source, off, 0), nb);
     if (exclusive) memset(at(t, dest, off, 0), 0, nb);
     else memcpy(at(t, dest, off, 0), acc, nb);
@@ -111,8 +124,9 @@ static void scan_block(const struct shmem_team_s *t, void *dest, const void *sou
  * source part, puts are blocking (acc reusable on return). */
 static void reduce_block_net(const char *fn, const struct shmem_team_s *t, void *dest,
                              const void *source, size_t off, size_t nb, size_t cnt, combine_fn f,
-                             char *acc, char *in)
+                             char *acc, char *in, int exclusive)
 {
+    (void)exclusive;
     shmi_peer_read(fn, acc, (const char *)source + off, nb, shmi_team_pe(t, 0));
     for (int i = 1; i < t->size; i++) {
         shmi_peer_read(fn, in, (const char *)source + off, nb, shmi_team_pe(t, i));
@@ -140,11 +154,35 @@ static void scan_block_net(const char *fn, const struct shmem_team_s *t, void *d
     }
 }
 
-/* Small: every member combines the staged sources itself (in rank order, so
- * floating-point results are the same everywhere) into its own dest.  In
- * place is safe: the sources were copied into the staging buffers. */
-static void reduce_small(const char *fn, const struct shmem_team_s *t, void *dest, size_t n,
-                         size_t cnt, combine_fn f, int op, uint64_t seq)
+/* Small: every member combines the staged sources of ranks [0, upto) itself
+ * (in rank order, so floating-point results are the same everywhere) into
+ * acc.  In place is safe: the sources were copied into the staging buffers. */
+typedef void (*small_fn)(const char *fn, const struct shmem_team_s *t, char *acc, size_t n,
+                         size_t cnt, combine_fn f, int upto, uint64_t seq);
+
+static void small_local(const char *fn, const struct shmem_team_s *t, char *acc, size_t n,
+                        size_t cnt, combine_fn f, int upto, uint64_t seq)
+{
+    (void)fn;
+    memcpy(acc, shmi_team_stage(t, 0, seq), n);
+    for (int i = 1; i < upto; i++) f(acc, shmi_team_stage(t, i, seq), cnt);
+}
+
+/* (team spanning nodes: copies of the staged data) */
+static void small_nodes(const char *fn, const struct shmem_team_s *t, char *acc, size_t n,
+                        size_t cnt, combine_fn f, int upto, uint64_t seq)
+{
+    _Alignas(64) char in[SHMI_STAGE_BYTES];
+    shmi_team_stage_read(t, 0, seq, 0, acc, n, fn);
+    for (int i = 1; i < upto; i++) {
+        shmi_team_stage_read(t, i, seq, 0, in, n, fn);
+        f(acc, in, cnt);
+    }
+}
+
+static inline __attribute__((always_inline)) void
+reduce_small(const char *fn, const struct shmem_team_s *t, void *dest, size_t n, size_t cnt,
+             combine_fn f, int op, uint64_t seq, small_fn combine)
 {
     _Alignas(64) char acc[SHMI_STAGE_BYTES];
     int upto = op == RED_INSCAN ? t->rank + 1 : op == RED_EXSCAN ? t->rank : t->size;
@@ -152,26 +190,19 @@ static void reduce_small(const char *fn, const struct shmem_team_s *t, void *des
         memset(dest, 0, n);
         return;
     }
-    if (t->net) { /* team spanning nodes: copies of the staged data */
-        _Alignas(64) char in[SHMI_STAGE_BYTES];
-        shmi_team_stage_read(t, 0, seq, 0, acc, n, fn);
-        for (int i = 1; i < upto; i++) {
-            shmi_team_stage_read(t, i, seq, 0, in, n, fn);
-            f(acc, in, cnt);
-        }
-        memcpy(dest, acc, n);
-        return;
-    }
-    memcpy(acc, shmi_team_stage(t, 0, seq), n);
-    for (int i = 1; i < upto; i++) f(acc, shmi_team_stage(t, i, seq), cnt);
+    combine(fn, t, acc, n, cnt, f, upto, seq);
     memcpy(dest, acc, n);
 }
 
-static int reduce(const char *fn, shmem_team_t team, void *dest, const void *source,
-                  size_t nelems, size_t elem, combine_fn f, uint64_t code)
+/* A reduction or scan after the entry point's checks: the rows' entries
+ * below differ in the small combine, the block function and whether puts
+ * must be flushed before the closing barrier. */
+/* Inlined into each row's entry below, so that its small combine and block
+ * function are constants there (direct calls, as before the table). */
+static inline __attribute__((always_inline)) int
+reduce_with(const char *fn, struct shmem_team_s *t, void *dest, const void *source, size_t nelems,
+            size_t elem, combine_fn f, uint64_t code, small_fn combine, block_fn block, int flush)
 {
-    shmi_check_running(fn);
-    struct shmem_team_s *t = shmi_team_get(fn, team);
     size_t n = bytes(fn, nelems, elem);
     if (n) {
         shmi_sym(fn, "dest", dest, n, shmi_g.me);
@@ -189,7 +220,7 @@ static int reduce(const char *fn, shmem_team_t team, void *dest, const void *sou
     uint64_t seq = shmi_team_enter(t, fn, op >= RED_INSCAN ? SHMI_OP_SCAN : SHMI_OP_REDUCE,
                                    nelems, code, n ? shmi_sym_key(dest) : 0, NULL, 0);
     if (small) {
-        if (n) reduce_small(fn, t, dest, n, nelems, f, op, seq);
+        if (n) reduce_small(fn, t, dest, n, nelems, f, op, seq, combine);
         return 0;
     }
     size_t q = nelems / (size_t)t->size, r = nelems % (size_t)t->size, me = (size_t)t->rank;
@@ -198,19 +229,47 @@ static int reduce(const char *fn, shmem_team_t team, void *dest, const void *sou
     size_t per = SHMI_RED_BLOCK / elem;
     for (size_t b = lo; b < hi; b += per) {
         size_t cnt = hi - b < per ? hi - b : per;
-        if (t->net && op >= RED_INSCAN)
-            scan_block_net(fn, t, dest, source, b * elem, cnt * elem, cnt, f, acc, in,
-                           op == RED_EXSCAN);
-        else if (t->net)
-            reduce_block_net(fn, t, dest, source, b * elem, cnt * elem, cnt, f, acc, in);
-        else if (op >= RED_INSCAN)
-            scan_block(t, dest, source, b * elem, cnt * elem, cnt, f, acc, in, op == RED_EXSCAN);
-        else
-            reduce_block(t, dest, source, b * elem, cnt * elem, cnt, f, acc);
+        block(fn, t, dest, source, b * elem, cnt * elem, cnt, f, acc, in, op == RED_EXSCAN);
     }
-    if (t->net) shmi_quiet(); /* our puts are in every member's dest */
+    if (flush) shmi_quiet(); /* our puts are in every member's dest */
     shmi_team_barrier(t);
     return 0;
+}
+
+int shmi_reduce_local(const char *fn, struct shmem_team_s *t, void *dest, const void *source,
+                      size_t nelems, size_t elem, combine_fn f, uint64_t code)
+{
+    return reduce_with(fn, t, dest, source, nelems, elem, f, code, small_local, reduce_block, 0);
+}
+
+int shmi_scan_local(const char *fn, struct shmem_team_s *t, void *dest, const void *source,
+                    size_t nelems, size_t elem, combine_fn f, uint64_t code)
+{
+    return reduce_with(fn, t, dest, source, nelems, elem, f, code, small_local, scan_block, 0);
+}
+
+int shmi_reduce_nodes(const char *fn, struct shmem_team_s *t, void *dest, const void *source,
+                      size_t nelems, size_t elem, combine_fn f, uint64_t code)
+{
+    return reduce_with(fn, t, dest, source, nelems, elem, f, code, small_nodes,
+                       reduce_block_net, 1);
+}
+
+int shmi_scan_nodes(const char *fn, struct shmem_team_s *t, void *dest, const void *source,
+                    size_t nelems, size_t elem, combine_fn f, uint64_t code)
+{
+    return reduce_with(fn, t, dest, source, nelems, elem, f, code, small_nodes, scan_block_net,
+                       1);
+}
+
+static int reduce(const char *fn, shmem_team_t team, void *dest, const void *source,
+                  size_t nelems, size_t elem, combine_fn f, uint64_t code)
+{
+    shmi_check_running(fn);
+    struct shmem_team_s *t = shmi_team_get(fn, team);
+    const struct shmi_coll_algs *a = shmi_coll_for(t, dest, source, nelems);
+    return ((code & 0xff) >= RED_INSCAN ? a->scan : a->reduce)(fn, t, dest, source, nelems, elem,
+                                                               f, code);
 }
 
 /* ---- Combine functions and entry points, generated from the table --------- */

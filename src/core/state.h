@@ -34,22 +34,48 @@ struct shmi_sig {
     uint64_t arg[3];   /* arguments that must match, and the result */
 };
 
-enum shmi_coll_op {
-    SHMI_OP_NONE, SHMI_OP_MALLOC, SHMI_OP_CALLOC, SHMI_OP_ALIGN, SHMI_OP_REALLOC,
-    SHMI_OP_FREE, SHMI_OP_HINTS, SHMI_OP_FINALIZE,
-    /* teams and team collectives (team.c, coll.c, reduce.c) */
-    SHMI_OP_TEAM_SPLIT, SHMI_OP_TEAM_SPLIT_2D, SHMI_OP_TEAM_DESTROY, SHMI_OP_BROADCAST,
-    SHMI_OP_COLLECT, SHMI_OP_FCOLLECT, SHMI_OP_ALLTOALL, SHMI_OP_ALLTOALLS, SHMI_OP_REDUCE,
-    SHMI_OP_SCAN,
-    /* GPU heap (mem_device.c, issue 7); args as the host ops, offsets from gpu.base */
-    SHMI_OP_GPU_INIT, SHMI_OP_GPU_MALLOC, SHMI_OP_GPU_CALLOC, SHMI_OP_GPU_ALIGN,
-    SHMI_OP_GPU_REALLOC, SHMI_OP_GPU_FREE,
-    /* shmem_barrier_all, shmem_sync_all, shmem_team_sync: one kind, checked
-     * through the barrier's own flags (sync.c), no signature */
-    SHMI_OP_BARRIER,
-    SHMI_OP_MIXED, /* central barrier: the members were not all in one kind of call */
-    SHMI_OP_COUNT
-};
+/* The collective ops that meet in a barrier, one list (issue 13): each op's
+ * enum name (SHMI_OP_<name>), its public name (messages, the watchdog) and
+ * the format of its signature's arguments in a collective-mismatch message
+ * (ops.c: fmt_<format>).  The enum, the names and shmi_op_describe are
+ * generated from it; a new op is one line here. */
+#define SHMI_COLL_OPS(X)                                                                  \
+    X(NONE, "(no checked collective yet)", none)                                          \
+    /* the heap (api/mem.c): sizes; pointers as offsets from user_base */                 \
+    X(MALLOC, "shmem_malloc", size)                                                       \
+    X(CALLOC, "shmem_calloc", two)                                                        \
+    X(ALIGN, "shmem_align", two)                                                          \
+    X(REALLOC, "shmem_realloc", heap_ptr_size)                                            \
+    X(FREE, "shmem_free", heap_ptr)                                                       \
+    X(HINTS, "shmem_malloc_with_hints", two)                                              \
+    X(FINALIZE, "shmem_finalize", none)                                                   \
+    /* teams and team collectives (team.c, coll.c, reduce.c) */                           \
+    X(TEAM_SPLIT, "shmem_team_split_strided", split)                                      \
+    X(TEAM_SPLIT_2D, "shmem_team_split_2d", split_2d)                                     \
+    X(TEAM_DESTROY, "shmem_team_destroy", destroy)                                        \
+    X(BROADCAST, "shmem_broadcast", broadcast)                                            \
+    X(COLLECT, "shmem_collect", collect)                                                  \
+    X(FCOLLECT, "shmem_fcollect", per_pe)                                                 \
+    X(ALLTOALL, "shmem_alltoall", per_pe)                                                 \
+    X(ALLTOALLS, "shmem_alltoalls", alltoalls)                                            \
+    X(REDUCE, "shmem_reduce", reduce)                                                     \
+    X(SCAN, "shmem_scan", reduce)                                                         \
+    /* GPU heap (mem_device.c, issue 7); args as the host ops, offsets from gpu.base */   \
+    X(GPU_INIT, "GPU heap set-up (first GPU allocation)", name)                           \
+    X(GPU_MALLOC, "GPU malloc", two)                                                      \
+    X(GPU_CALLOC, "GPU calloc", two)                                                      \
+    X(GPU_ALIGN, "GPU align", two)                                                        \
+    X(GPU_REALLOC, "GPU realloc", gpu_ptr_size)                                           \
+    X(GPU_FREE, "GPU free", gpu_ptr)                                                      \
+    /* shmem_barrier_all, shmem_sync_all, shmem_team_sync: one kind, checked             \
+     * through the barrier's own flags (sync.c), no signature */                          \
+    X(BARRIER, "a barrier (barrier_all, sync_all or team_sync)", bare)                    \
+    /* central barrier: the members were not all in one kind of call */                  \
+    X(MIXED, "another collective (each PE's call below)", none)
+
+#define SHMI_OP_ENUM(E, NAME, FMT) SHMI_OP_##E,
+enum shmi_coll_op { SHMI_COLL_OPS(SHMI_OP_ENUM) SHMI_OP_COUNT };
+#undef SHMI_OP_ENUM
 
 #define SHMI_TEAM_MAX 128  /* teams alive at once on a PE, world and shared included */
 #define SHMI_PUB_WORDS 4   /* words a member publishes per team collective */

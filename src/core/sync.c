@@ -1,7 +1,9 @@
 /* sync.c - barriers, checked collectives, ordering (point-to-point waits:
  * wait.c).
  *
- * Barrier: with more members than CPUs, central (sense by epoch: count in at
+ * Barrier: the team's algorithm from its row of the collective table
+ * (coll.h, chosen when the team is made): across nodes two-level (below); on
+ * one node, with more members than CPUs, central (sense by epoch: count in at
  * rank 0, the last one releases every member); otherwise dissemination over a team's members (ceil(log2 n) rounds, any n,
  * any stride; team.h).  In round r, team rank i writes the barrier's epoch
  * into rank (i + 2^r) % n's flag r of the team's slot and waits until its own
@@ -26,18 +28,17 @@
  * 0 cannot overwrite that buffer before everybody read it: that needs the
  * next checked collective's barrier, which waits for us.  Cost: one remote
  * read; SHMEM_CHECKS=off skips the comparison. */
+#include "core/coll.h" /* the barrier algorithms of the table */
 #include "core/hooks.h"
 #include "util/exe.h"
 #include "core/team.h"
 
 #include <shmem.h>
 
-#include <limits.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 int shmi_word_ready(const void *arg)
 {
@@ -56,21 +57,6 @@ static void bar_wait(int slot, const uint64_t *flag, uint64_t e, int many)
                                 NULL, -1, 0, e };
     shmi_wait_cur = &d;
     (many ? shmi_wait_many : shmi_wait)(&shmi_g.ctl->bell, shmi_word_ready, &w);
-}
-
-/* More members than CPUs: every member must get a CPU once to arrive and once
- * to leave, and dissemination makes it once per round.  Same answer on every
- * PE (online CPUs, not the affinity mask), so all members pick one scheme. */
-static int central(int n)
-{
-    static int cpus; /* -1: always central, INT_MAX: never (SHMEM_BARRIER) */
-    if (!cpus) {
-        const char *b = shmi_g.env.BARRIER;
-        long c = sysconf(_SC_NPROCESSORS_ONLN);
-        cpus = !strcmp(b, "central") ? -1 : !strcmp(b, "dissemination") ? INT_MAX
-               : c > 0 ? (int)c : 1;
-    }
-    return n > cpus;
 }
 
 static _Noreturn void bar_mismatch(const struct shmem_team_s *t, const char *fn, uint64_t e,
@@ -124,6 +110,7 @@ struct shmi_hier *shmi_team_hier(struct shmem_team_s *t)
     }
     if (!h || !node || !h->lead || !h->local)
         shmi_fatal("a team barrier: out of memory for the node layout of a team of %d PEs", n);
+    h->node = mine;
     for (int r = 0; r < n; r++) {
         node[r] = shmi_node(shmi_team_pe(t, r));
         int first = 1; /* the node's lowest rank: a leader */
@@ -187,8 +174,8 @@ static void send_flag(const char *fn, int slot, int r, uint64_t e, uint64_t w, i
     if (rc) shmi_tp_fail(fn, via, pe, rc);
 }
 
-static int hier_barrier(struct shmem_team_s *t, const char *fn, unsigned op, uint64_t e,
-                        const uint64_t *arg)
+int shmi_bar_two_level(struct shmem_team_s *t, const char *fn, unsigned op, uint64_t e,
+                       const uint64_t *arg)
 {
     struct shmi_hier *h = shmi_team_hier(t);
     int slot = t->slot;
@@ -258,28 +245,36 @@ void shmi_team_barrier_op(struct shmem_team_s *t, const char *fn, enum shmi_coll
     barrier_sig(t, fn, op, NULL);
 }
 
-/* The barrier; with arg (a checked collective's signature arguments, on one
- * node), round 0 also carries them to the right neighbour in the line of its
- * flag, and the result tells how the left neighbour's compared: 1 equal,
- * -1 - r different from team rank r's, 0 not compared (rank 0, central
- * barrier, or the neighbour already one barrier further).  Across nodes the
- * two-level barrier compares instead (hier_barrier). */
+/* The barrier of team t: what we are in (for peers' error messages), then
+ * the team's algorithm (coll.h: chosen when the team was made).  With arg
+ * (a checked collective's signature arguments) the algorithm compares them
+ * on the way; the result tells how: 1 equal, -1 - r different from team
+ * rank r's, 0 not compared (see each algorithm). */
 static int barrier_sig(struct shmem_team_s *t, const char *fn, enum shmi_coll_op op,
                        const uint64_t *arg)
 {
-    uint64_t e = ++t->epoch, w = e << BAR_SHIFT | op;
-    int n = t->size, me = t->rank, slot = t->slot;
-    struct shmi_tsync *mine = &shmi_g.ctl->team[slot];
+    uint64_t e = ++t->epoch;
     if (op != SHMI_OP_NONE) { /* what we are in, for peers' error messages */
-        struct shmi_cur *c = &mine->cur[e & 1];
+        struct shmi_cur *c = &shmi_g.ctl->team[t->slot].cur[e & 1];
         c->site = (uint64_t)(uintptr_t)shmi_call_site;
         c->exe = shmi_exe_bias();
-        __atomic_store_n(&c->w, w, __ATOMIC_RELAXED);
+        __atomic_store_n(&c->w, e << BAR_SHIFT | op, __ATOMIC_RELAXED);
     }
-    if (central(n) && !t->net) {
-        /* Count in at rank 0; the last one in writes the epoch into every
-         * member's own release word (never into one shared word: after the
-         * barrier rank 0 may clear its slot, shmem_team_destroy). */
+    return t->algs->barrier(t, fn, op, e, arg);
+}
+
+/* More members than CPUs (one node): count in at rank 0; the last one in
+ * writes the epoch into every member's own release word (never into one
+ * shared word: after the barrier rank 0 may clear its slot,
+ * shmem_team_destroy).  Arguments are not compared here (0). */
+int shmi_bar_central(struct shmem_team_s *t, const char *fn, unsigned op, uint64_t e,
+                     const uint64_t *arg)
+{
+    (void)arg;
+    uint64_t w = e << BAR_SHIFT | op;
+    int n = t->size, me = t->rank, slot = t->slot;
+    struct shmi_tsync *mine = &shmi_g.ctl->team[slot];
+    {
         /* The counter's low half counts arrivals, its high half sums the
          * members' ops: the last one in compares that sum with n times its
          * own op (plus all earlier barriers', the same on every PE while
@@ -301,9 +296,18 @@ static int barrier_sig(struct shmem_team_s *t, const char *fn, enum shmi_coll_op
         bar_check(t, fn, &mine->release, e, op, -1);
         return 0;
     }
-    if (t->net) { /* spans nodes: two levels */
-        return hier_barrier(t, fn, op, e, arg);
-    }
+}
+
+/* Dissemination (one node): round 0 also carries arg to the right
+ * neighbour in the line of its flag; the left neighbour's are compared with
+ * ours (0 for rank 0, or when the neighbour was already one barrier
+ * further). */
+int shmi_bar_dissemination(struct shmem_team_s *t, const char *fn, unsigned op, uint64_t e,
+                           const uint64_t *arg)
+{
+    uint64_t w = e << BAR_SHIFT | op;
+    int n = t->size, me = t->rank, slot = t->slot;
+    struct shmi_tsync *mine = &shmi_g.ctl->team[slot];
     int cmp = 0;
     for (int r = 0, dist = 1; dist < n; r++, dist <<= 1) {
         int pe = shmi_team_pe(t, (me + dist) % n);
@@ -322,75 +326,6 @@ static int barrier_sig(struct shmem_team_s *t, const char *fn, enum shmi_coll_op
 }
 
 void shmi_barrier(void) { shmi_team_barrier(SHMEM_TEAM_WORLD); }
-
-static const char *op_name[SHMI_OP_COUNT] = {
-    [SHMI_OP_NONE] = "(no checked collective yet)",
-    [SHMI_OP_MALLOC] = "shmem_malloc", [SHMI_OP_CALLOC] = "shmem_calloc",
-    [SHMI_OP_ALIGN] = "shmem_align", [SHMI_OP_REALLOC] = "shmem_realloc",
-    [SHMI_OP_FREE] = "shmem_free", [SHMI_OP_HINTS] = "shmem_malloc_with_hints",
-    [SHMI_OP_FINALIZE] = "shmem_finalize",
-    [SHMI_OP_TEAM_SPLIT] = "shmem_team_split_strided",
-    [SHMI_OP_TEAM_SPLIT_2D] = "shmem_team_split_2d",
-    [SHMI_OP_TEAM_DESTROY] = "shmem_team_destroy", [SHMI_OP_BROADCAST] = "shmem_broadcast",
-    [SHMI_OP_COLLECT] = "shmem_collect", [SHMI_OP_FCOLLECT] = "shmem_fcollect",
-    [SHMI_OP_ALLTOALL] = "shmem_alltoall", [SHMI_OP_ALLTOALLS] = "shmem_alltoalls",
-    [SHMI_OP_REDUCE] = "shmem_reduce", [SHMI_OP_SCAN] = "shmem_scan",
-    [SHMI_OP_GPU_INIT] = "GPU heap set-up (first GPU allocation)",
-    [SHMI_OP_GPU_MALLOC] = "GPU malloc", [SHMI_OP_GPU_CALLOC] = "GPU calloc",
-    [SHMI_OP_GPU_ALIGN] = "GPU align", [SHMI_OP_GPU_REALLOC] = "GPU realloc",
-    [SHMI_OP_GPU_FREE] = "GPU free",
-    [SHMI_OP_BARRIER] = "a barrier (barrier_all, sync_all or team_sync)",
-    [SHMI_OP_MIXED] = "another collective (each PE's call below)",
-};
-
-const char *shmi_op_name(enum shmi_coll_op op)
-{
-    return op < SHMI_OP_COUNT && op_name[op] ? op_name[op] : "?";
-}
-
-static void describe(const struct shmi_sig *s, char *buf, size_t len)
-{
-    const char *name = shmi_op_name(s->op);
-    const char *off = shmi_g.host.base;
-    switch (s->op) {
-    case SHMI_OP_MALLOC:
-        snprintf(buf, len, "%s(%lu)", name, (unsigned long)s->arg[0]);
-        break;
-    case SHMI_OP_CALLOC: case SHMI_OP_ALIGN: case SHMI_OP_HINTS:
-        snprintf(buf, len, "%s(%lu, %lu)", name, (unsigned long)s->arg[0],
-                 (unsigned long)s->arg[1]);
-        break;
-    case SHMI_OP_REALLOC:
-        snprintf(buf, len, "%s(%p, %lu)", name, (void *)(off + s->arg[0]),
-                 (unsigned long)s->arg[1]);
-        break;
-    case SHMI_OP_FREE:
-        snprintf(buf, len, "%s(%p)", name, (void *)(off + s->arg[0]));
-        break;
-    case SHMI_OP_GPU_INIT:
-        snprintf(buf, len, "%s", name);
-        break;
-    case SHMI_OP_GPU_MALLOC: case SHMI_OP_GPU_CALLOC: case SHMI_OP_GPU_ALIGN:
-        snprintf(buf, len, "%s(%lu, %lu)", name, (unsigned long)s->arg[0],
-                 (unsigned long)s->arg[1]);
-        break;
-    case SHMI_OP_GPU_REALLOC:
-        snprintf(buf, len, "%s(%p, %lu)", name, (void *)(shmi_g.gpu.base + s->arg[0]),
-                 (unsigned long)s->arg[1]);
-        break;
-    case SHMI_OP_GPU_FREE:
-        snprintf(buf, len, "%s(%p)", name, (void *)(shmi_g.gpu.base + s->arg[0]));
-        break;
-    case SHMI_OP_BARRIER:
-        snprintf(buf, len, "%s", name);
-        return;
-    default:
-        if (s->op >= SHMI_OP_TEAM_SPLIT && s->op <= SHMI_OP_SCAN) shmi_coll_describe(s, buf, len);
-        else snprintf(buf, len, "%s()", name);
-    }
-    size_t n = strlen(buf);
-    snprintf(buf + n, len - n, " [collective call #%lu]", (unsigned long)s->seq);
-}
 
 static void check_sig(const struct shmem_team_s *t, const char *fn, const struct shmi_sig *mine,
                       int against)
@@ -412,8 +347,8 @@ static void check_sig(const struct shmem_team_s *t, const char *fn, const struct
     if (theirs.seq == mine->seq && theirs.op != mine->op) /* another call: name every PE's */
         bar_mismatch(t, fn, t->epoch, mine->op, other, theirs.op);
     char a[400], b[400];
-    describe(mine, a, sizeof a);
-    describe(&theirs, b, sizeof b);
+    shmi_op_describe(mine, a, sizeof a);
+    shmi_op_describe(&theirs, b, sizeof b);
     /* where: ours from this thread, the other's from what it published with
      * the barrier just passed */
     struct shmi_cur c0;
@@ -459,7 +394,7 @@ static void member_call(const struct shmem_team_s *t, int k, uint64_t e, char *b
     const struct shmi_sig *sig = sg[0].op == op && (sg[1].op != op || sg[0].seq > sg[1].seq)
                                      ? &sg[0]
                                  : sg[1].op == op ? &sg[1] : NULL;
-    if (op != SHMI_OP_BARRIER && sig) describe(sig, buf, len);
+    if (op != SHMI_OP_BARRIER && sig) shmi_op_describe(sig, buf, len);
     else snprintf(buf, len, "%s", shmi_op_name(op));
     size_t n = strlen(buf);
     snprintf(buf + n, len - n, "%s", site);

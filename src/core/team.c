@@ -21,6 +21,7 @@
  * in flight), then the slot is cleared and freed locally.  A new team can
  * reuse it only through a later split, which every member enters after that
  * clearing: the fresh team's epochs start at zero again. */
+#include "core/coll.h" /* shmi_coll_choose */
 #include "core/hooks.h"
 #include "core/team.h"
 
@@ -35,22 +36,14 @@ struct shmem_team_s shmi_team_world_s, shmi_team_shared_s;
 static struct shmem_team_s teams[SHMI_TEAM_MAX];  /* [0], [1]: unused (predefined) */
 static uint64_t slot_used[SLOT_WORDS];            /* bit s: this PE holds a team in slot s */
 
-/* Whether some member of t is not mapped here, i.e. on another node (once
- * per team: t->net, which picks the team's algorithms). */
-static int spans_nodes(const struct shmem_team_s *t)
-{
-    for (int i = 0; i < t->size; i++)
-        if (!shmi_tp_mapped(&shmi_g.tp, shmi_team_pe(t, i))) return 1;
-    return 0;
-}
-
 void shmi_team_init(void)
 {
     shmi_team_hier_free(&shmi_team_world_s);
     shmi_team_hier_free(&shmi_team_shared_s);
     for (int i = 0; i < SHMI_TEAM_MAX; i++) shmi_team_hier_free(&teams[i]);
-    struct shmem_team_s all = { 0, 1, shmi_g.npes, shmi_g.me, 0, 1, 0, 0, { 0 }, 0, 0, NULL };
-    all.net = spans_nodes(&all);
+    struct shmem_team_s all = { .start = 0, .stride = 1, .size = shmi_g.npes,
+                                .rank = shmi_g.me, .slot = 0, .live = 1 };
+    all.algs = shmi_coll_choose(&all, NULL);
     shmi_team_world_s = all;
     /* SHMEM_TEAM_SHARED: the PEs of this node (those shmem_ptr reaches), when
      * they form a strided set of world PEs (how mpirun and srun place ranks);
@@ -59,9 +52,14 @@ void shmi_team_init(void)
     int n = b->local_size, s0 = n > 0 ? b->local_pes[0] : shmi_g.me;
     int stride = n > 1 ? b->local_pes[1] - s0 : 1, strided = n > 0 && stride > 0;
     for (int i = 2; strided && i < n; i++) strided = b->local_pes[i] - b->local_pes[i - 1] == stride;
-    struct shmem_team_s node = { s0, stride, n, b->local_rank, 1, 1, 0, 0, { 0 }, 0, 0, NULL };
-    if (!strided) node = (struct shmem_team_s){ shmi_g.me, 1, 1, 0, 1, 1, 0, 0, { 0 }, 0, 0, NULL };
+    struct shmem_team_s node = { .start = s0, .stride = stride, .size = n,
+                                 .rank = b->local_rank, .slot = 1, .live = 1 };
+    if (!strided)
+        node = (struct shmem_team_s){ .start = shmi_g.me, .stride = 1, .size = 1, .rank = 0,
+                                      .slot = 1, .live = 1 };
+    node.algs = shmi_coll_choose(&node, NULL);
     shmi_team_shared_s = node;
+    shmi_log_debug("collectives: world %s, shared %s", all.algs->name, node.algs->name);
     memset(teams, 0, sizeof teams);
     memset(slot_used, 0, sizeof slot_used);
     slot_used[0] = 3;
@@ -203,10 +201,9 @@ static int common_free_slot(const struct shmem_team_s *p, uint64_t seq, int from
     uint64_t common[SLOT_WORDS], copy[SLOT_WORDS];
     for (int w = 0; w < SLOT_WORDS; w++) common[w] = ~0ull;
     for (int i = 0; i < p->size; i++) {
-        const uint64_t *free_i = copy;
-        if (p->net) shmi_team_pub_read(p, i, seq, copy, SLOT_WORDS, "a team split");
-        else free_i = shmi_team_pub(p, i, seq);
-        for (int w = 0; w < SLOT_WORDS; w++) common[w] &= free_i[w];
+        /* (through the transport: a member may be on another node) */
+        shmi_team_pub_read(p, i, seq, copy, SLOT_WORDS, "a team split");
+        for (int w = 0; w < SLOT_WORDS; w++) common[w] &= copy[w];
     }
     for (int s = from; s < SHMI_TEAM_MAX; s++)
         if (common[s / 64] >> (s % 64) & 1) return s;
@@ -247,9 +244,9 @@ static shmem_team_t make_team(const struct shmem_team_s *p, int slot, int pstart
 {
     struct shmem_team_s *t = &teams[slot];
     shmi_team_hier_free(t);
-    *t = (struct shmem_team_s){ shmi_team_pe(p, pstart), p->stride * pstride, size, rank,
-                                slot, 1, 0, 0, { 0 }, 0, 0, NULL };
-    t->net = p->net && spans_nodes(t);
+    *t = (struct shmem_team_s){ .start = shmi_team_pe(p, pstart), .stride = p->stride * pstride,
+                                .size = size, .rank = rank, .slot = slot, .live = 1 };
+    t->algs = shmi_coll_choose(t, p);
     if ((mask & SHMEM_TEAM_NUM_CONTEXTS) && config) t->config.num_contexts = config->num_contexts;
     slot_used[slot / 64] |= 1ull << (slot % 64);
     return t;
@@ -291,7 +288,7 @@ int shmem_team_split_strided(shmem_team_t parent_team, int start, int stride, in
         no_slot_why(why, sizeof why);
         return split_fail(p, fn, why);
     }
-    struct shmem_team_s span = { start, stride, size, 0, 0, 0, 0, 0, { 0 }, 0, 0, NULL };
+    struct shmem_team_s span = { .start = start, .stride = stride, .size = size };
     int rank = shmi_team_rank_of(&span, p->rank);
     if (rank >= 0) *new_team = make_team(p, slot, start, stride, size, rank, config, config_mask);
     return 0;

@@ -33,6 +33,8 @@
 
 #include <shmem.h>
 
+struct shmi_coll_algs;
+
 struct shmem_team_s {
     int start, stride, size;   /* world PE of team rank i: start + stride * i */
     int rank;                  /* this PE's rank in the team */
@@ -42,10 +44,10 @@ struct shmem_team_s {
     uint64_t seq;              /* checked collectives made on this team */
     shmem_team_config_t config;/* num_contexts as requested (mask applied) */
     uint64_t opsum;            /* central barrier: sum of n * op over its barriers (sync.c) */
-    int net;                   /* 1 when a member is on another node (issue 9): collectives
-                                * reach peers through shmi_peer_read/_write, not mappings */
-    struct shmi_hier *hier;    /* t->net: its members by node, for the two-level barrier
-                                * (sync.c); malloc'ed at its first barrier */
+    const struct shmi_coll_algs *algs; /* its collective algorithms (coll.h): chosen when
+                                * the team is made (node-local, two-level across nodes) */
+    struct shmi_hier *hier;    /* two-level teams: its members by node, for the barrier and
+                                * broadcast (sync.c, coll.c); malloc'ed at first use */
 };
 
 /* A wait for a 64-bit word that only grows (barrier flags, ready words) to
@@ -59,13 +61,14 @@ int shmi_word_ready(const void *arg);
 /* A team spanning nodes by node: each node's members count in at its leader
  * (lowest team rank on the node), leaders talk over the network (sync.c). */
 struct shmi_hier {
+    int node;            /* ours (shmi_node: the lowest world PE on it) */
     int leader;          /* team rank of this node's leader */
     int nlead, lead_idx; /* leaders in the team; ours among them (leaders only) */
     int nlocal;          /* members on this node, us included */
     int *lead;           /* [nlead] their team ranks, ascending */
     int *local;          /* [nlocal] team ranks on this node, ascending */
 };
-/* t's layout (t->net only), made on first use. */
+/* t's layout (two-level teams), made on first use. */
 struct shmi_hier *shmi_team_hier(struct shmem_team_s *t);
 /* Forget t's node layout (before t is overwritten or reinitialized). */
 void shmi_team_hier_free(struct shmem_team_s *t);
@@ -108,7 +111,7 @@ uint64_t shmi_team_enter(struct shmem_team_s *t, const char *fn, enum shmi_coll_
  * enters the team's next checked collective). */
 const uint64_t *shmi_team_pub(const struct shmem_team_s *t, int rank, uint64_t seq);
 
-/* Copies of the same, for teams spanning nodes (t->net): nwords words,
+/* Copies of the same, for teams spanning nodes (two-level): nwords words,
  * resp. n bytes, of what team rank i published/staged for collective seq,
  * read over the network when i is on another node (fn names the call). */
 void shmi_team_pub_read(const struct shmem_team_s *t, int rank, uint64_t seq, uint64_t *dst,
@@ -133,11 +136,11 @@ void shmi_team_stage_read(const struct shmem_team_s *t, int rank, uint64_t seq, 
  * NULL.  Used in signatures to check that all PEs pass the same buffer. */
 uint64_t shmi_sym_key(const void *a);
 
-/* Public name of a checked collective's operation (sync.c). */
+/* Public name of a checked collective's operation (ops.c, from SHMI_COLL_OPS). */
 const char *shmi_op_name(enum shmi_coll_op op);
-/* "shmem_long_sum_reduce(...)"-style text of a team collective's signature
- * (coll.c), for the mismatch message of sync.c. */
-void shmi_coll_describe(const struct shmi_sig *s, char *buf, size_t len);
+/* The call a signature stands for, "shmem_malloc(64) [collective call #3]"
+ * (ops.c: its op's format in SHMI_COLL_OPS), for the mismatch messages. */
+void shmi_op_describe(const struct shmi_sig *s, char *buf, size_t len);
 /* Name of the reduction or scan routine encoded in a signature (reduce.c). */
 const char *shmi_reduce_name(uint64_t code, char *buf, size_t len);
 

@@ -217,7 +217,8 @@ char *shmi_addr_origin(const void *addr, char *buf, size_t len)
 /* ---- Self-test (SHMEM_SELFTEST) ------------------------------------------
  * The brief's manual checks, run on every fresh block: shmem_ptr to ourselves
  * is the block itself; a pattern put into the right neighbour's copy arrives
- * there and reads back through get and through shmem_ptr; every guard zone is
+ * there and reads back (through shmem_ptr, or a get from a PE on another
+ * node: every access goes through the transport interface); every guard zone is
  * intact.  The block is left zeroed.  (Same address on every PE is already
  * verified by the allocation's checked barrier, which compares results.) */
 static unsigned char pattern(int pe, size_t i) { return (unsigned char)(pe * 31 + (int)i + 1); }
@@ -245,18 +246,29 @@ void shmi_selftest_block(const char *fn, char *user, size_t size, int zeroed)
     selftest_blocks++;
     int me = shmi_g.me, n = shmi_g.npes, right = (me + 1) % n, left = (me + n - 1) % n;
     size_t k = size < 64 ? size : 64;
-    unsigned char buf[64];
+    unsigned char buf[64] = { 0 };
     if (shmi_tp_ptr(&shmi_g.tp, user, me) != user) selftest_fail(fn, user, "shmem_ptr(p, me) != p", me);
     for (size_t i = 0; i < k; i++) buf[i] = pattern(me, i);
-    memcpy(shmi_tp_ptr(&shmi_g.tp, user, right), buf, k);
+    /* through the transport interface: the neighbour may be on another node
+     * (issue 13), where its translated address is not ours to touch */
+    shmi_peer_write(fn, user, buf, k, right, SHMI_TP_BLOCKING);
+    shmi_quiet(); /* delivered before the barrier */
     shmi_barrier();
     for (size_t i = 0; i < k; i++)
         if ((unsigned char)user[i] != pattern(left, i))
             selftest_fail(fn, user, "a put from the left neighbour did not arrive", left);
+    /* read back: through shmem_ptr when the neighbour is mapped, else a get */
+    const struct shmi_tp_ops *via = shmi_tp_route(&shmi_g.tp, user, NULL, right);
     const unsigned char *peer = shmi_tp_ptr(&shmi_g.tp, user, right);
+    if (!SHMI_TP_DIRECT(via)) {
+        shmi_peer_get(fn, via, buf, user, k, right, SHMI_TP_BLOCKING);
+        peer = buf;
+    }
     for (size_t i = 0; i < k; i++)
         if (peer[i] != pattern(me, i))
-            selftest_fail(fn, user, "reading back our put through shmem_ptr gave other bytes", right);
+            selftest_fail(fn, user, SHMI_TP_DIRECT(via)
+                              ? "reading back our put through shmem_ptr gave other bytes"
+                              : "reading back our put through a get gave other bytes", right);
     shmi_barrier();
     memset(user, 0, k);
     if (shmi_heap_check() != 0) selftest_fail(fn, user, "guard zones damaged (see above)", me);

@@ -17,11 +17,22 @@
  *          place and not), sum_inscan/exscan; then on teams made by splits
  *          of the world (strided copy, 2d rows/columns), and destroy.
  *          Prints "mn_prog: coll ok, N PEs, R remote" (PE 0).
+ *   aset   the deprecated active-set routines across hosts, on the world and
+ *          (4+ PEs) on the odd PEs (stride 2, spanning the hosts), small and
+ *          1 MiB: shmem_barrier (a put to the right neighbour is there
+ *          after it), shmem_broadcast64 (root 1), shmem_fcollect64,
+ *          shmem_collect64 (uneven sizes), shmem_alltoall64,
+ *          shmem_long_sum_to_all (in place and not), pSync in the globals.
+ *          Prints "mn_prog: aset ok, N PEs, R remote" (PE 0).
+ *   selftest  run with SHMEM_SELFTEST=1: allocations of 8 B to 1 MiB, each
+ *          one self-tested across the hosts, then used.
+ *          Prints "mn_prog: selftest ok, N PEs, R remote" (PE 0).
  *   mismatch PE  PE calls shmem_malloc(128), the others shmem_malloc(64):
  *          the job must stop with the collective-mismatch message.
  *   kill   after init and a barrier the last PE kills itself with SIGKILL
  *          while the others wait in a barrier (the launcher ends them).
  * The marker argument is ignored (tests use it to find leftover processes). */
+#define SHMEM_NO_DEPRECATION_WARNINGS 1 /* aset: the active-set routines */
 #include <shmem.h>
 
 #include <signal.h>
@@ -408,6 +419,138 @@ static void coll(int me, int n)
     shmem_team_destroy(rev);
 }
 
+/* ---- aset: the deprecated active-set collectives ------------------------- */
+
+static long psync_bar[SHMEM_BARRIER_SYNC_SIZE], psync_bc[SHMEM_BCAST_SYNC_SIZE];
+static long psync_col[SHMEM_COLLECT_SYNC_SIZE], psync_red[SHMEM_REDUCE_SYNC_SIZE];
+static long psync_a2a[SHMEM_ALLTOALL_SYNC_SIZE];
+static long pwrk[SHMEM_REDUCE_MIN_WRKDATA_SIZE];
+
+/* One active set: member i is world PE start + (1 << lstride) * i; len
+ * longs per member (a multiple of 8 bytes: the *64 routines). */
+static void aset_case(int start, int lstride, int size, long len, const char *what)
+{
+    int me = shmem_my_pe(), st = 1 << lstride, r = (me - start) / st;
+    /* shmem_malloc is collective over every PE, members or not */
+    long *src = shmem_malloc((size_t)len * size * sizeof(long));
+    long *dst = shmem_malloc((size_t)len * size * sizeof(long));
+    if (me < start || (me - start) % st || r >= size) goto out; /* not a member */
+    for (long k = 0; k < len * size; k++) src[k] = 1000000L * me + k, dst[k] = -1;
+    /* barrier: a put to the right neighbour is complete after it */
+    int right = start + st * ((r + 1) % size), left = start + st * ((r + size - 1) % size);
+    shmem_barrier(start, lstride, size, psync_bar); /* every dst initialized */
+    shmem_long_p(&dst[0], me, right);
+    shmem_barrier(start, lstride, size, psync_bar);
+    CHECK(dst[0] == left, "%s aset barrier: got %ld from the left, want %d", what, dst[0], left);
+    shmem_barrier(start, lstride, size, psync_bar);
+    /* broadcast from set member 1 (0 when alone) */
+    int root = size > 1 ? 1 : 0, rpe = start + st * root;
+    for (long k = 0; k < len; k++) dst[k] = -1;
+    shmem_broadcast64(dst, src, (size_t)len, root, start, lstride, size, psync_bc);
+    for (long k = 0; k < len && r != root; k++)
+        if (dst[k] != 1000000L * rpe + k) {
+            CHECK(0, "%s aset broadcast64 (%ld): dst[%ld]=%ld, want %ld", what, len, k, dst[k],
+                  1000000L * rpe + k);
+            break;
+        }
+    /* fcollect: member i's len longs at i * len */
+    shmem_fcollect64(dst, src, (size_t)len, start, lstride, size, psync_col);
+    for (long k = 0; k < len * size; k++) {
+        long pe = start + st * (k / len), want = 1000000L * pe + k % len;
+        if (dst[k] != want) {
+            CHECK(0, "%s aset fcollect64 (%ld): dst[%ld]=%ld, want %ld", what, len, k, dst[k], want);
+            break;
+        }
+    }
+    /* collect: member i gives len - (i % 2) longs (at least 1 when len > 1) */
+    shmem_barrier(start, lstride, size, psync_bar); /* dst read by all: reuse it */
+    long mine = len > 1 ? len - r % 2 : len, off = 0;
+    shmem_collect64(dst, src, (size_t)mine, start, lstride, size, psync_col);
+    for (int i = 0; i < size; i++) {
+        long ni = len > 1 ? len - i % 2 : len, pe = start + st * i;
+        for (long k = 0; k < ni; k++)
+            if (dst[off + k] != 1000000L * pe + k) {
+                CHECK(0, "%s aset collect64 (%ld): block of member %d, [%ld]=%ld, want %ld", what,
+                      len, i, k, dst[off + k], 1000000L * pe + k);
+                break;
+            }
+        off += ni;
+    }
+    /* alltoall: block i of dst = member i's block r */
+    shmem_barrier(start, lstride, size, psync_bar);
+    shmem_alltoall64(dst, src, (size_t)len, start, lstride, size, psync_a2a);
+    for (int i = 0; i < size; i++) {
+        long pe = start + st * i;
+        for (long k = 0; k < len; k++)
+            if (dst[i * len + k] != 1000000L * pe + r * len + k) {
+                CHECK(0, "%s aset alltoall64 (%ld): from member %d, [%ld]=%ld", what, len, i, k,
+                      dst[i * len + k]);
+                break;
+            }
+    }
+    /* sum_to_all, out of place then in place */
+    for (int inplace = 0; inplace < 2; inplace++) {
+        shmem_barrier(start, lstride, size, psync_bar);
+        for (long k = 0; k < len; k++) src[k] = me + k;
+        long *out = inplace ? src : dst;
+        shmem_long_sum_to_all(out, src, (int)len, start, lstride, size, pwrk, psync_red);
+        long pes = 0;
+        for (int i = 0; i < size; i++) pes += start + st * i;
+        for (long k = 0; k < len; k++)
+            if (out[k] != pes + size * k) {
+                CHECK(0, "%s aset long_sum_to_all (%ld%s): [%ld]=%ld, want %ld", what, len,
+                      inplace ? ", in place" : "", k, out[k], pes + size * k);
+                break;
+            }
+    }
+    shmem_barrier(start, lstride, size, psync_bar);
+out:
+    shmem_free(dst);
+    shmem_free(src);
+}
+
+static void aset(int n)
+{
+    for (int i = 0; i < SHMEM_BARRIER_SYNC_SIZE; i++) psync_bar[i] = SHMEM_SYNC_VALUE;
+    for (int i = 0; i < SHMEM_BCAST_SYNC_SIZE; i++) psync_bc[i] = SHMEM_SYNC_VALUE;
+    for (int i = 0; i < SHMEM_COLLECT_SYNC_SIZE; i++) psync_col[i] = SHMEM_SYNC_VALUE;
+    for (int i = 0; i < SHMEM_REDUCE_SYNC_SIZE; i++) psync_red[i] = SHMEM_SYNC_VALUE;
+    for (int i = 0; i < SHMEM_ALLTOALL_SYNC_SIZE; i++) psync_a2a[i] = SHMEM_SYNC_VALUE;
+    shmem_barrier_all(); /* every pSync initialized before any use */
+    aset_case(0, 0, n, 1, "world");
+    aset_case(0, 0, n, BIG / 8 / n, "world");
+    if (n >= 4) {
+        aset_case(1, 1, n / 2, 3, "odd PEs");
+        aset_case(1, 1, n / 2, 5000, "odd PEs");
+    }
+    shmem_barrier_all();
+}
+
+/* ---- selftest: SHMEM_SELFTEST=1 checks every allocation across hosts ------ */
+
+static void selftest(int me, int n)
+{
+    static const size_t sizes[] = { 8, 64, 4096, BIG };
+    for (size_t z = 0; z < sizeof sizes / sizeof sizes[0]; z++) {
+        size_t m = sizes[z] / sizeof(long);
+        long *p = shmem_calloc(m, sizeof(long));
+        CHECK(p != NULL, "shmem_calloc(%zu longs)", m);
+        if (!p) return;
+        for (size_t k = 0; k < m; k++)
+            if (p[k] != 0) {
+                CHECK(0, "selftest: calloc'ed block of %zu bytes has p[%zu]=%ld", sizes[z], k, p[k]);
+                break;
+            }
+        shmem_barrier_all(); /* every PE checked its zeros */
+        shmem_long_p(&p[m - 1], me, (me + 1) % n);
+        shmem_barrier_all();
+        CHECK(p[m - 1] == (me + n - 1) % n, "selftest: block of %zu bytes: %ld from the left",
+              sizes[z], p[m - 1]);
+        shmem_barrier_all();
+        shmem_free(p);
+    }
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "rma";
@@ -435,6 +578,16 @@ int main(int argc, char **argv)
         shmem_barrier_all();
         if (me == 0 && *probe == 0 && !fails)
             printf("mn_prog: coll ok, %d PEs, %d remote\n", n, remote);
+        if (me == 0 && *probe) fprintf(stderr, "mn_prog: %d check(s) failed\n", *probe);
+    } else if (!strcmp(mode, "aset") || !strcmp(mode, "selftest")) {
+        CHECK(remote > 0 && remote < n, "%d of %d PEs have no shmem_ptr: not on two hosts",
+              remote, n);
+        if (mode[0] == 'a') aset(n);
+        else selftest(me, n);
+        shmem_int_atomic_fetch_add(probe, fails, 0);
+        shmem_barrier_all();
+        if (me == 0 && *probe == 0 && !fails)
+            printf("mn_prog: %s ok, %d PEs, %d remote\n", mode, n, remote);
         if (me == 0 && *probe) fprintf(stderr, "mn_prog: %d check(s) failed\n", *probe);
     } else if (!strcmp(mode, "mismatch")) {
         /* PE `odd` (argv[3]) allocates another size: its leader or the next

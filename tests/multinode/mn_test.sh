@@ -10,6 +10,12 @@
 #   coll  mn_prog coll: team collectives (broadcast, collect, fcollect,
 #         alltoall(s), reductions, scans) and splits on teams spanning the
 #         hosts, checked by the program; must print one "coll ok" line
+#   aset  mn_prog aset: the deprecated active-set routines (shmem_barrier,
+#         broadcast64, fcollect64, collect64, alltoall64, long_sum_to_all
+#         with pSync) across hosts; must print one "aset ok" line
+#   selftest  mn_prog selftest with SHMEM_SELFTEST=1: every allocation is
+#         self-tested across hosts; must print "selftest ok" and the
+#         self-test's summary (all passed)
 #   mismatch  one PE allocates another size (a non-leader, then the second
 #         host's leader): the job ends non-zero with both calls named
 #   kill  a PE SIGKILLs itself on the second host: every PE ends, mpirun
@@ -106,6 +112,20 @@ case_rma() {
 case_coll() {
     mpi 0 "$PROG" coll "$MARK"
     expect_lines 1 "^mn_prog: coll ok, $((2 * K)) PEs, $K remote"
+    no_procs
+}
+
+case_aset() {
+    mpi 0 "$PROG" aset "$MARK"
+    expect_lines 1 "^mn_prog: aset ok, $((2 * K)) PEs, $K remote"
+    no_procs
+}
+
+case_selftest() {
+    MPI+=(-x SHMEM_SELFTEST=1)
+    mpi 0 "$PROG" selftest "$MARK"
+    expect_lines 1 "^mn_prog: selftest ok, $((2 * K)) PEs, $K remote"
+    expect_lines 1 "self-test: [0-9]+ blocks checked on $((2 * K)) PEs .*all passed"
     no_procs
 }
 

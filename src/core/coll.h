@@ -1,0 +1,121 @@
+/* coll.h - the collective algorithms of a team, as a table (issue 13).
+ *
+ * As Open MPI's OSHMEM gives each communicator a scoll module, every team
+ * holds one row of algorithms (t->algs), chosen ONCE when the team is made
+ * (shmi_coll_choose, coll_algs.c: the only place that asks the transport
+ * whether members are mapped), never tested again in a call:
+ *
+ *   node-local  every member is mapped here: loads and stores through the
+ *               mappings (dissemination barrier, or central with more
+ *               members than CPUs); pulls straight from the peers' copies
+ *   two-level   some member is on another node: the members of a node count
+ *               in at its leader, leaders talk over the network (barrier,
+ *               broadcast); every access to a member's memory goes through
+ *               the transport (shmi_peer_read/_write)
+ *
+ * Memory the CPU cannot load or store (the GPU heap) is moved by the row's
+ * `dev` companion, "through the transport" (the copy engines).  Which of
+ * the two a call uses is decided per call, in one place: shmi_coll_for.
+ * A row's entries run after the entry point's checks of the team, the root
+ * and the byte count; each makes the rest of the call (its own checks,
+ * staging, the checked barrier, the copies).  Errors are fatal, as in the
+ * entry points (0 returned otherwise). */
+#ifndef SHMI_COLL_H
+#define SHMI_COLL_H
+
+#include "core/team.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* acc[i] = acc[i] OP in[i] for n elements (reduce.c). */
+typedef void (*shmi_combine_fn)(void *acc, const void *in, size_t n);
+
+struct shmi_coll_algs {
+    const char *name;  /* "node-local", "two-level", ... (debug output) */
+    /* The barrier of epoch e (already counted in t->epoch), flags carrying
+     * op; with arg (a checked collective's signature arguments) compared on
+     * the way: returns as sync.c's barrier_sig (1 equal, -1 - r different
+     * from team rank r's, 0 not compared). */
+    int (*barrier)(struct shmem_team_s *t, const char *fn, unsigned op, uint64_t e,
+                   const uint64_t *arg);
+    /* n bytes (elements of elem bytes) from team rank root's source. */
+    int (*broadcast)(const char *fn, struct shmem_team_s *t, void *dest, const void *source,
+                     size_t n, size_t elem, int root);
+    /* n: this member's bytes (collect) or every member's (fcollect, and per
+     * member for alltoall). */
+    int (*collect)(const char *fn, struct shmem_team_s *t, void *dest, const void *source,
+                   size_t n, size_t elem);
+    int (*fcollect)(const char *fn, struct shmem_team_s *t, void *dest, const void *source,
+                    size_t n, size_t elem);
+    int (*alltoall)(const char *fn, struct shmem_team_s *t, void *dest, const void *source,
+                    size_t n, size_t elem);
+    int (*alltoalls)(const char *fn, struct shmem_team_s *t, void *dest, const void *source,
+                     ptrdiff_t dst, ptrdiff_t sst, size_t nelems, size_t elem);
+    /* code: the routine (type row << 8 | operation, reduce.c) */
+    int (*reduce)(const char *fn, struct shmem_team_s *t, void *dest, const void *source,
+                  size_t nelems, size_t elem, shmi_combine_fn f, uint64_t code);
+    int (*scan)(const char *fn, struct shmem_team_s *t, void *dest, const void *source,
+                size_t nelems, size_t elem, shmi_combine_fn f, uint64_t code);
+    /* For memory the CPU cannot load or store (GPU): the row that moves it
+     * through the transport. */
+    const struct shmi_coll_algs *dev;
+};
+
+/* The row for team t (its members, stride and size set; parent: the team
+ * it was split from, or NULL for the predefined teams). */
+const struct shmi_coll_algs *shmi_coll_choose(const struct shmem_team_s *t,
+                                              const struct shmem_team_s *parent);
+
+/* The row for one call on t with n bytes between dest and source: the
+ * team's, or for memory the CPU cannot reach (the route to it, even on our
+ * own PE, is not plain loads and stores) its `dev` companion.  The one
+ * per-call choice; host-only programs pay one predictable branch. */
+static inline const struct shmi_coll_algs *shmi_coll_for(const struct shmem_team_s *t,
+                                                         const void *dest, const void *source,
+                                                         size_t n)
+{
+    if (__builtin_expect(n != 0, 1) &&
+        !SHMI_TP_DIRECT(shmi_tp_route(&shmi_g.tp, dest, source, shmi_g.me)))
+        return t->algs->dev;
+    return t->algs;
+}
+
+/* ---- The algorithms the rows are made of ---------------------------------- */
+/* barriers (sync.c) */
+int shmi_bar_dissemination(struct shmem_team_s *t, const char *fn, unsigned op, uint64_t e,
+                           const uint64_t *arg);
+int shmi_bar_central(struct shmem_team_s *t, const char *fn, unsigned op, uint64_t e,
+                     const uint64_t *arg);
+int shmi_bar_two_level(struct shmem_team_s *t, const char *fn, unsigned op, uint64_t e,
+                       const uint64_t *arg);
+
+/* data movement (coll.c): _local through the mappings, _nodes across
+ * nodes, _tp through the transport (GPU memory on one node), _tp_nodes GPU
+ * memory on a team spanning nodes (not supported yet: fatal) */
+#define SHMI_COLL_DECL(V)                                                                    \
+    int shmi_bcast_##V(const char *fn, struct shmem_team_s *t, void *dest, const void *source, \
+                       size_t n, size_t elem, int root);                                     \
+    int shmi_collect_##V(const char *fn, struct shmem_team_s *t, void *dest,                \
+                         const void *source, size_t n, size_t elem);                         \
+    int shmi_fcollect_##V(const char *fn, struct shmem_team_s *t, void *dest,               \
+                          const void *source, size_t n, size_t elem);                        \
+    int shmi_alltoall_##V(const char *fn, struct shmem_team_s *t, void *dest,               \
+                          const void *source, size_t n, size_t elem);                        \
+    int shmi_alltoalls_##V(const char *fn, struct shmem_team_s *t, void *dest,              \
+                           const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems,  \
+                           size_t elem);                                                     \
+    int shmi_reduce_##V(const char *fn, struct shmem_team_s *t, void *dest,                 \
+                        const void *source, size_t nelems, size_t elem, shmi_combine_fn f,   \
+                        uint64_t code);                                                      \
+    int shmi_scan_##V(const char *fn, struct shmem_team_s *t, void *dest, const void *source, \
+                      size_t nelems, size_t elem, shmi_combine_fn f, uint64_t code);
+SHMI_COLL_DECL(local)
+SHMI_COLL_DECL(nodes)
+#undef SHMI_COLL_DECL
+int shmi_bcast_tp(const char *fn, struct shmem_team_s *t, void *dest, const void *source,
+                  size_t n, size_t elem, int root);
+int shmi_bcast_tp_nodes(const char *fn, struct shmem_team_s *t, void *dest, const void *source,
+                        size_t n, size_t elem, int root);
+
+#endif
