@@ -21,9 +21,9 @@ function(shmi_layer target layer)
   endforeach()
   target_include_directories(${target} PRIVATE ${root} ${CMAKE_SOURCE_DIR}/include)
   set_property(TARGET ${target} PROPERTY SHMI_LAYER ${layer})
-  # Layers that define public entry points get the profiling interface's two
-  # names for each (util/pshmem_build.h says how).
-  if(idx GREATER_EQUAL 4)
+  # The layers that define public entry points (api, ext) get the profiling
+  # interface's two names for each (util/pshmem_build.h says how).
+  if(idx GREATER_EQUAL 6)
     target_compile_options(${target} PRIVATE -include ${CMAKE_SOURCE_DIR}/src/util/pshmem_build.h)
     # The library defines the deprecated names too (api/deprecated.c) and calls none.
     target_compile_definitions(${target} PRIVATE SHMEM_NO_DEPRECATION_WARNINGS)

@@ -450,3 +450,31 @@ int shmemx_heap_check(void)
     return shmi_heap_check();
 }
 
+int shmemx_heap_report(const char *prefix)
+{
+    if (shmi_g.phase != SHMI_RUNNING) {
+        shmi_log_warn("shmemx_heap_report called %s: there is no heap to report",
+                      shmi_g.phase == SHMI_UNINIT ? "before shmem_init" : "after shmem_finalize");
+        return -1;
+    }
+    return shmi_report_write_default(prefix);
+}
+
+/* ---- The GPU heap's extensions (shmemx_gpu.h) -------------------------------- */
+
+int shmemx_gpu_register(shmemx_gpu_publish_t fn, unsigned version)
+{
+    return shmi_gpu_register(fn, version);
+}
+
+int shmemx_gpu_available(void) { return shmi_gpu_up(); }
+
+int shmemx_gpu_heap_info(shmemx_heap_info_t *info)
+{
+    if (shmi_g.phase != SHMI_RUNNING || !shmi_gpu_up() || !info) return -1;
+    struct shmi_alloc_stats st;
+    shmi_alloc_stats(shmi_g.gpu.alloc, &st);
+    *info = (shmemx_heap_info_t){ shmi_g.gpu.base, st.size, st.used, st.free, st.largest_free,
+                                  st.peak_used, st.live_blocks };
+    return 0;
+}

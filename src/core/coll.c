@@ -233,7 +233,7 @@ int shmi_bcast_tp_nodes(const char *fn, struct shmem_team_s *t, void *dest, cons
                "than one node; broadcast host memory, or within a node's PEs", fn);
 }
 
-static int broadcast(const char *fn, shmem_team_t team, void *dest, const void *source,
+int shmi_coll_broadcast(const char *fn, shmem_team_t team, void *dest, const void *source,
                      size_t nelems, size_t elem, int root)
 {
     shmi_check_running(fn);
@@ -297,7 +297,7 @@ int shmi_fcollect_nodes(const char *fn, struct shmem_team_s *t, void *dest, cons
     return fcollect_pull(fn, t, dest, source, n, elem, pull_nodes);
 }
 
-static int fcollect(const char *fn, shmem_team_t team, void *dest, const void *source,
+int shmi_coll_fcollect(const char *fn, shmem_team_t team, void *dest, const void *source,
                     size_t nelems, size_t elem)
 {
     shmi_check_running(fn);
@@ -385,7 +385,7 @@ int shmi_collect_nodes(const char *fn, struct shmem_team_s *t, void *dest, const
     return 0;
 }
 
-static int collect(const char *fn, shmem_team_t team, void *dest, const void *source,
+int shmi_coll_collect(const char *fn, shmem_team_t team, void *dest, const void *source,
                    size_t nelems, size_t elem)
 {
     shmi_check_running(fn);
@@ -427,7 +427,7 @@ int shmi_alltoall_nodes(const char *fn, struct shmem_team_s *t, void *dest, cons
     return alltoall_pull(fn, t, dest, source, n, elem, pull_nodes);
 }
 
-static int alltoall(const char *fn, shmem_team_t team, void *dest, const void *source,
+int shmi_coll_alltoall(const char *fn, shmem_team_t team, void *dest, const void *source,
                     size_t nelems, size_t elem)
 {
     shmi_check_running(fn);
@@ -523,7 +523,7 @@ int shmi_alltoalls_nodes(const char *fn, struct shmem_team_s *t, void *dest, con
     return 0;
 }
 
-static int alltoalls(const char *fn, shmem_team_t team, void *dest, const void *source,
+int shmi_coll_alltoalls(const char *fn, shmem_team_t team, void *dest, const void *source,
                      ptrdiff_t dst, ptrdiff_t sst, size_t nelems, size_t elem)
 {
     shmi_check_running(fn);
@@ -531,33 +531,3 @@ static int alltoalls(const char *fn, shmem_team_t team, void *dest, const void *
     return shmi_coll_for(t, dest, source, nelems)
         ->alltoalls(fn, t, dest, source, dst, sst, nelems, elem);
 }
-
-/* ---- Entry points, generated from the type table --------------------------- */
-
-int shmem_broadcastmem(shmem_team_t team, void *dest, const void *source, size_t nelems,
-                       int PE_root)
-{ SHMI_SITE(); return broadcast(__func__, team, dest, source, nelems, 1, PE_root); }
-int shmem_collectmem(shmem_team_t team, void *dest, const void *source, size_t nelems)
-{ SHMI_SITE(); return collect(__func__, team, dest, source, nelems, 1); }
-int shmem_fcollectmem(shmem_team_t team, void *dest, const void *source, size_t nelems)
-{ SHMI_SITE(); return fcollect(__func__, team, dest, source, nelems, 1); }
-int shmem_alltoallmem(shmem_team_t team, void *dest, const void *source, size_t nelems)
-{ SHMI_SITE(); return alltoall(__func__, team, dest, source, nelems, 1); }
-int shmem_alltoallsmem(shmem_team_t team, void *dest, const void *source, ptrdiff_t dst,
-                       ptrdiff_t sst, size_t nelems)
-{ SHMI_SITE(); return alltoalls(__func__, team, dest, source, dst, sst, nelems, 1); }
-
-#define SHMI_DEF_COLL(N, T, A, B, S, G)                                                    \
-    int shmem_##N##_broadcast(shmem_team_t team, T *dest, const T *source, size_t nelems, \
-                              int PE_root)                                                \
-    { SHMI_SITE(); return broadcast(__func__, team, dest, source, nelems, sizeof(T), PE_root); }       \
-    int shmem_##N##_collect(shmem_team_t team, T *dest, const T *source, size_t nelems)   \
-    { SHMI_SITE(); return collect(__func__, team, dest, source, nelems, sizeof(T)); }                  \
-    int shmem_##N##_fcollect(shmem_team_t team, T *dest, const T *source, size_t nelems)  \
-    { SHMI_SITE(); return fcollect(__func__, team, dest, source, nelems, sizeof(T)); }                 \
-    int shmem_##N##_alltoall(shmem_team_t team, T *dest, const T *source, size_t nelems)  \
-    { SHMI_SITE(); return alltoall(__func__, team, dest, source, nelems, sizeof(T)); }                 \
-    int shmem_##N##_alltoalls(shmem_team_t team, T *dest, const T *source, ptrdiff_t dst, \
-                              ptrdiff_t sst, size_t nelems)                               \
-    { SHMI_SITE(); return alltoalls(__func__, team, dest, source, dst, sst, nelems, sizeof(T)); }
-SHMEM_TYPE_TABLE(SHMI_DEF_COLL)

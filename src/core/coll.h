@@ -31,6 +31,29 @@
 /* acc[i] = acc[i] OP in[i] for n elements (reduce.c). */
 typedef void (*shmi_combine_fn)(void *acc, const void *in, size_t n);
 
+/* ---- What the API's entry points call (api/coll.c) ---------------------------
+ * Size-based: elem is the element size in bytes (1 for the *mem forms).  fn
+ * names the public call in messages.  They check, pick the team's row for
+ * this memory (shmi_coll_for) and run it; 0, or fatal. */
+int shmi_coll_broadcast(const char *fn, shmem_team_t team, void *dest, const void *source,
+                        size_t nelems, size_t elem, int root);
+int shmi_coll_collect(const char *fn, shmem_team_t team, void *dest, const void *source,
+                      size_t nelems, size_t elem);
+int shmi_coll_fcollect(const char *fn, shmem_team_t team, void *dest, const void *source,
+                       size_t nelems, size_t elem);
+int shmi_coll_alltoall(const char *fn, shmem_team_t team, void *dest, const void *source,
+                       size_t nelems, size_t elem);
+int shmi_coll_alltoalls(const char *fn, shmem_team_t team, void *dest, const void *source,
+                        ptrdiff_t dst, ptrdiff_t sst, size_t nelems, size_t elem);
+/* Reductions and scans: the operation, and the type as its row of
+ * SHMEM_REDUCE_TABLE (shmem.h). */
+enum shmi_red_op { RED_AND, RED_OR, RED_XOR, RED_MAX, RED_MIN, RED_SUM, RED_PROD, RED_INSCAN,
+                   RED_EXSCAN, RED_COUNT };
+#define SHMI_RT_ENUM(N, T, B, O, G) RT_##N,
+enum shmi_red_type { SHMEM_REDUCE_TABLE(SHMI_RT_ENUM) RT_COUNT };
+int shmi_coll_reduce(const char *fn, shmem_team_t team, void *dest, const void *source,
+                     size_t nelems, enum shmi_red_type type, enum shmi_red_op op);
+
 struct shmi_coll_algs {
     const char *name;  /* "node-local", "two-level", ... (debug output) */
     /* The barrier of epoch e (already counted in t->epoch), flags carrying

@@ -46,7 +46,7 @@ enum { GPU_UNTRIED, GPU_UP, GPU_NONE };
 static shmemx_gpu_publish_t publishers[MAX_PUBLISHERS];
 static int npublishers;
 
-int shmemx_gpu_register(shmemx_gpu_publish_t fn, unsigned version)
+int shmi_gpu_register(shmemx_gpu_publish_t fn, unsigned version)
 {
     if (version != SHMEMX_GPU_STATE_VERSION || !fn) return -1;
     if (npublishers == MAX_PUBLISHERS) return -1;
@@ -153,17 +153,7 @@ void shmi_gpu_fini(void)
     shmi_g.dev.status = GPU_UNTRIED;
 }
 
-int shmemx_gpu_available(void) { return shmi_g.dev.status == GPU_UP; }
-
-int shmemx_gpu_heap_info(shmemx_heap_info_t *info)
-{
-    if (shmi_g.phase != SHMI_RUNNING || shmi_g.dev.status != GPU_UP || !info) return -1;
-    struct shmi_alloc_stats st;
-    shmi_alloc_stats(shmi_g.gpu.alloc, &st);
-    *info = (shmemx_heap_info_t){ (void *)shmi_g.dev.seg.base, st.size, st.used, st.free,
-                                  st.largest_free, st.peak_used, st.live_blocks };
-    return 0;
-}
+int shmi_gpu_up(void) { return shmi_g.dev.status == GPU_UP; }
 
 /* ---- allocation -------------------------------------------------------------- */
 

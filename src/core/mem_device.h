@@ -24,6 +24,13 @@ void shmi_gpu_init(void);
 /* After the finalize barrier: wait for this PE's GPU work, unmap, release. */
 void shmi_gpu_fini(void);
 
+/* Device code's registration (shmemx_gpu_register): fn gets the device state
+ * now if the GPU heap is up, and whenever it comes up.  Callable before
+ * shmem_init (static constructors of CUDA code).  0, or -1. */
+int shmi_gpu_register(shmemx_gpu_publish_t fn, unsigned version);
+/* 1 while the GPU heap is up. */
+int shmi_gpu_up(void);
+
 /* ---- allocation (api/mem.c's one path takes the kind below) -------------------
  * Same rules as the host heap: collective, same address on every PE,
  * checked across PEs (op codes SHMI_OP_GPU_*), all-or-nothing NULL when the

@@ -47,19 +47,12 @@
 
 #define SHMI_RED_BLOCK 4096
 
-enum red_op { RED_AND, RED_OR, RED_XOR, RED_MAX, RED_MIN, RED_SUM, RED_PROD, RED_INSCAN,
-              RED_EXSCAN };
 static const char *const op_names[] = { "and_reduce", "or_reduce", "xor_reduce", "max_reduce",
                                         "min_reduce", "sum_reduce", "prod_reduce",
                                         "sum_inscan", "sum_exscan" };
 
-#define SHMI_RT_ENUM(N, T, B, O, G) RT_##N,
-enum { SHMEM_REDUCE_TABLE(SHMI_RT_ENUM) RT_COUNT };
 #define SHMI_RT_NAME(N, T, B, O, G) #N,
 static const char *const type_names[RT_COUNT] = { SHMEM_REDUCE_TABLE(SHMI_RT_NAME) };
-
-/* Signature code of a routine: type row and operation. */
-#define CODE(N, OP) ((uint64_t)RT_##N << 8 | (OP))
 
 const char *shmi_reduce_name(uint64_t code, char *buf, size_t len)
 {
@@ -262,43 +255,41 @@ int shmi_scan_nodes(const char *fn, struct shmem_team_s *t, void *dest, const vo
                        1);
 }
 
-static int reduce(const char *fn, shmem_team_t team, void *dest, const void *source,
-                  size_t nelems, size_t elem, combine_fn f, uint64_t code)
-{
-    shmi_check_running(fn);
-    struct shmem_team_s *t = shmi_team_get(fn, team);
-    const struct shmi_coll_algs *a = shmi_coll_for(t, dest, source, nelems);
-    return ((code & 0xff) >= RED_INSCAN ? a->scan : a->reduce)(fn, t, dest, source, nelems, elem,
-                                                               f, code);
-}
+/* ---- Combine functions, generated from the table -------------------------- */
 
-/* ---- Combine functions and entry points, generated from the table --------- */
-
-#define SHMI_COMBINE(N, T, OP, EXPR)                                                      \
+#define SHMI_COMBINE(N, T, OP)                                                            \
     static void red_##N##_##OP(void *acc, const void *in, size_t n)                       \
     {                                                                                     \
         T *restrict x = acc;                                                              \
         const T *restrict y = in;                                                         \
-        for (size_t i = 0; i < n; i++) x[i] = (EXPR);                                     \
+        for (size_t i = 0; i < n; i++) x[i] = (SHMI_EXPR_##OP(T));                        \
     }
-#define SHMI_DEF_REDUCE1(N, T, OP, OPC)                                                   \
-    SHMI_COMBINE(N, T, OP, SHMI_EXPR_##OP(T))                                             \
-    int shmem_##N##_##OP##_reduce(shmem_team_t team, T *dest, const T *source,           \
-                                  size_t nreduce)                                         \
-    { SHMI_SITE(); return reduce(__func__, team, dest, source, nreduce, sizeof(T), red_##N##_##OP,    \
-                    CODE(N, OPC)); }
-#define SHMI_DEF_REDUCE(N, T, B, O, G)                                                    \
-    SHMI_WHEN_##B##_BIT(SHMI_DEF_REDUCE1(N, T, and, RED_AND)                              \
-                        SHMI_DEF_REDUCE1(N, T, or, RED_OR)                                \
-                        SHMI_DEF_REDUCE1(N, T, xor, RED_XOR))                             \
-    SHMI_WHEN_##O##_ORD(SHMI_DEF_REDUCE1(N, T, max, RED_MAX)                              \
-                        SHMI_DEF_REDUCE1(N, T, min, RED_MIN))                             \
-    SHMI_DEF_REDUCE1(N, T, sum, RED_SUM)                                                  \
-    SHMI_DEF_REDUCE1(N, T, prod, RED_PROD)                                                \
-    int shmem_##N##_sum_inscan(shmem_team_t team, T *dest, const T *source, size_t nelems) \
-    { SHMI_SITE(); return reduce(__func__, team, dest, source, nelems, sizeof(T), red_##N##_sum,      \
-                    CODE(N, RED_INSCAN)); }                                               \
-    int shmem_##N##_sum_exscan(shmem_team_t team, T *dest, const T *source, size_t nelems) \
-    { SHMI_SITE(); return reduce(__func__, team, dest, source, nelems, sizeof(T), red_##N##_sum,      \
-                    CODE(N, RED_EXSCAN)); }
-SHMEM_REDUCE_TABLE(SHMI_DEF_REDUCE)
+#define SHMI_DEF_COMBINE(N, T, B, O, G)                                                   \
+    SHMI_WHEN_##B##_BIT(SHMI_COMBINE(N, T, and) SHMI_COMBINE(N, T, or) SHMI_COMBINE(N, T, xor)) \
+    SHMI_WHEN_##O##_ORD(SHMI_COMBINE(N, T, max) SHMI_COMBINE(N, T, min))                  \
+    SHMI_COMBINE(N, T, sum)                                                               \
+    SHMI_COMBINE(N, T, prod)
+SHMEM_REDUCE_TABLE(SHMI_DEF_COMBINE)
+
+/* combine[type][op]: NULL where the spec has no such routine (the API
+ * generates entry points for the same subsets, from the same table). */
+#define SHMI_ROW(N, T, B, O, G)                                                           \
+    [RT_##N] = { SHMI_WHEN_##B##_BIT([RED_AND] = red_##N##_and, [RED_OR] = red_##N##_or,  \
+                                     [RED_XOR] = red_##N##_xor, )                         \
+                 SHMI_WHEN_##O##_ORD([RED_MAX] = red_##N##_max, [RED_MIN] = red_##N##_min, ) \
+                 [RED_SUM] = red_##N##_sum, [RED_PROD] = red_##N##_prod,                  \
+                 [RED_INSCAN] = red_##N##_sum, [RED_EXSCAN] = red_##N##_sum },
+static const combine_fn combine[RT_COUNT][RED_COUNT] = { SHMEM_REDUCE_TABLE(SHMI_ROW) };
+#define SHMI_SIZE(N, T, B, O, G) [RT_##N] = sizeof(T),
+static const size_t elem_size[RT_COUNT] = { SHMEM_REDUCE_TABLE(SHMI_SIZE) };
+
+int shmi_coll_reduce(const char *fn, shmem_team_t team, void *dest, const void *source,
+                     size_t nelems, enum shmi_red_type type, enum shmi_red_op op)
+{
+    shmi_check_running(fn);
+    struct shmem_team_s *t = shmi_team_get(fn, team);
+    const struct shmi_coll_algs *a = shmi_coll_for(t, dest, source, nelems);
+    uint64_t code = (uint64_t)type << 8 | op; /* the signature: type row and operation */
+    return (op >= RED_INSCAN ? a->scan : a->reduce)(fn, t, dest, source, nelems,
+                                                     elem_size[type], combine[type][op], code);
+}

@@ -22,7 +22,7 @@
 #include "util/err.h"
 #include "util/log.h"
 
-#include <symheap/shmemx_gpu.h> /* shmemx_gpu_state_t */
+#include <shmemx.h> /* shmemx_gpu_state_t */
 
 #define SHMI_BAR_ROUNDS 16 /* dissemination rounds: up to 65536 PEs */
 

@@ -449,32 +449,3 @@ void shmi_barrier_checked(const char *fn, enum shmi_coll_op op, uint64_t a0, uin
 {
     shmi_team_enter(SHMEM_TEAM_WORLD, fn, op, a0, a1, a2, NULL, 0);
 }
-
-void shmem_quiet(void)
-{
-    shmi_check_running("shmem_quiet");
-    shmi_quiet();
-}
-
-void shmem_fence(void)
-{
-    shmi_check_running("shmem_fence");
-    shmi_fence(); /* every transport in use (peer.c) */
-}
-
-void shmem_barrier_all(void)
-{
-    shmi_check_running("shmem_barrier_all");
-    SHMI_SITE();
-    shmi_poll();
-    shmi_quiet();
-    shmi_team_barrier_op(SHMEM_TEAM_WORLD, "shmem_barrier_all", SHMI_OP_BARRIER);
-}
-
-void shmem_sync_all(void)
-{
-    shmi_check_running("shmem_sync_all");
-    SHMI_SITE();
-    shmi_poll();
-    shmi_team_barrier_op(SHMEM_TEAM_WORLD, "shmem_sync_all", SHMI_OP_BARRIER);
-}

@@ -144,10 +144,16 @@ void shmi_op_describe(const struct shmi_sig *s, char *buf, size_t len);
 /* Name of the reduction or scan routine encoded in a signature (reduce.c). */
 const char *shmi_reduce_name(uint64_t code, char *buf, size_t len);
 
-/* Called by shmem_team_destroy on every member before the team goes away,
- * so that contexts made from it can be destroyed (ctx.c defines it; weak:
- * absent until contexts exist). */
-void shmi_ctx_team_destroyed(shmem_team_t team) __attribute__((weak));
+/* The bodies of shmem_team_split_strided, _split_2d and _destroy (team.c),
+ * after the entry point's checks (api/team.c); fn names the call. */
+int shmi_team_split_strided(const char *fn, shmem_team_t parent_team, int start, int stride,
+                            int size, const shmem_team_config_t *config, long config_mask,
+                            shmem_team_t *new_team);
+int shmi_team_split_2d(const char *fn, shmem_team_t parent_team, int xrange,
+                       const shmem_team_config_t *xaxis_config, long xaxis_mask,
+                       shmem_team_t *xaxis_team, const shmem_team_config_t *yaxis_config,
+                       long yaxis_mask, shmem_team_t *yaxis_team);
+void shmi_team_destroy(const char *fn, shmem_team_t team);
 
 /* Set up SHMEM_TEAM_WORLD and SHMEM_TEAM_SHARED (team.c); called once by
  * shmem_init before its first barrier. */

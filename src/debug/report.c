@@ -539,14 +539,8 @@ void shmi_report_fini(void)
     where_cache_free();
 }
 
-/* ---- Public --------------------------------------------------------------- */
-
-int shmemx_heap_report(const char *prefix)
+/* shmemx_heap_report's work (api/mem.c): prefix NULL or "" for the default. */
+int shmi_report_write_default(const char *prefix)
 {
-    if (shmi_g.phase != SHMI_RUNNING) {
-        shmi_log_warn("shmemx_heap_report called %s: there is no heap to report",
-                      shmi_g.phase == SHMI_UNINIT ? "before shmem_init" : "after shmem_finalize");
-        return -1;
-    }
     return shmi_report_write(prefix && *prefix ? prefix : default_prefix());
 }

@@ -30,6 +30,8 @@
  * 0, or -1 after one warning line naming the file and the system's reason
  * (a half-written file is removed).  Needs a running heap (shmi_g.host.alloc). */
 int shmi_report_write(const char *prefix);
+/* The same, NULL or "" meaning the default prefix (SHMEM_HEAP_REPORT's). */
+int shmi_report_write_default(const char *prefix);
 
 /* At shmem_finalize, with SHMEM_CHECKS != off: when live blocks remain, print
  * a summary line and one line per allocation site (at most ~20 lines).  The

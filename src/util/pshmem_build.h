@@ -1,7 +1,7 @@
 /* pshmem_build.h - the profiling interface's two names, made while the API is
  * compiled: cmake/Layers.cmake force-includes this header into every source
- * of the layers that define public routines (core and above), so no source
- * names it.
+ * of the layers that define public routines (api, ext), so no source names
+ * it.
  *
  * For every routine X of SHMI_PSHMEM_NAMES (include/pshmem.h, generated from
  * the prototypes of shmem.h and shmemx.h):
