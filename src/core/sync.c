@@ -101,7 +101,7 @@ void shmi_team_hier_free(struct shmem_team_s *t)
 struct shmi_hier *shmi_team_hier(struct shmem_team_s *t)
 {
     if (t->hier) return t->hier;
-    int n = t->size, mine = shmi_node(shmi_team_pe(t, t->rank));
+    int n = t->size;
     struct shmi_hier *h = calloc(1, sizeof *h);
     int *node = malloc((size_t)n * sizeof *node);
     if (h) {
@@ -110,20 +110,8 @@ struct shmi_hier *shmi_team_hier(struct shmem_team_s *t)
     }
     if (!h || !node || !h->lead || !h->local)
         shmi_fatal("a team barrier: out of memory for the node layout of a team of %d PEs", n);
-    h->node = mine;
-    for (int r = 0; r < n; r++) {
-        node[r] = shmi_node(shmi_team_pe(t, r));
-        int first = 1; /* the node's lowest rank: a leader */
-        for (int k = 0; k < h->nlead && first; k++) first = node[h->lead[k]] != node[r];
-        if (first) {
-            if (node[r] == mine) h->lead_idx = h->nlead;
-            h->lead[h->nlead++] = r;
-        }
-        if (node[r] == mine) {
-            if (!h->nlocal) h->leader = r;
-            h->local[h->nlocal++] = r;
-        }
-    }
+    for (int r = 0; r < n; r++) node[r] = shmi_node(shmi_team_pe(t, r));
+    shmi_layout_nodes(node, n, t->rank, h);
     free(node);
     return t->hier = h;
 }
@@ -139,14 +127,6 @@ static int count_ready(const void *arg)
     return (int32_t)((uint32_t)__atomic_load_n(w->word, __ATOMIC_ACQUIRE) - w->want) >= 0;
 }
 
-/* With arg (a checked collective's signature arguments, in our published
- * signature) the members' signatures are compared on the way: each leader
- * compares its node's members' (read through the mapping) with its own, and
- * its round-0 flag carries its arguments to the next leader (a put, then a
- * fence, then the flag), which compares them: a chain over the leaders, so
- * equal everywhere means equal to rank 0, without reading rank 0's over the
- * network.  Returns as barrier_sig: a member that is not a leader says 1
- * (its leader compared it and stops the job on a difference). */
 /* Barrier flag word w into pe's round-r flag of team slot slot, with the
  * round-0 arguments (arg, or NULL) before it: through the mapping in the
  * flag's line (one store more, no extra transfer) and a doorbell; by another
@@ -174,6 +154,14 @@ static void send_flag(const char *fn, int slot, int r, uint64_t e, uint64_t w, i
     if (rc) shmi_tp_fail(fn, via, pe, rc);
 }
 
+/* With arg (a checked collective's signature arguments, in our published
+ * signature) the members' signatures are compared on the way: each leader
+ * compares its node's members' (read through the mapping) with its own, and
+ * its round-0 flag carries its arguments to the next leader (a put, then a
+ * fence, then the flag), which compares them: a chain over the leaders, so
+ * equal everywhere means equal to rank 0, without reading rank 0's over the
+ * network.  Returns as barrier_sig: a member that is not a leader says 1
+ * (its leader compared it and stops the job on a difference). */
 int shmi_bar_two_level(struct shmem_team_s *t, const char *fn, unsigned op, uint64_t e,
                        const uint64_t *arg)
 {

@@ -65,15 +65,6 @@ void shmi_team_init(void)
     slot_used[0] = 3;
 }
 
-int shmi_team_rank_of(const struct shmem_team_s *t, int pe)
-{
-    if (t->stride == 0) return pe == t->start ? 0 : -1;
-    int d = pe - t->start;
-    if (d % t->stride) return -1;
-    int i = d / t->stride;
-    return i >= 0 && i < t->size ? i : -1;
-}
-
 struct shmem_team_s *shmi_team_get(const char *fn, shmem_team_t team)
 {
     if (SHMI_LIKELY(team == SHMEM_TEAM_WORLD || team == SHMEM_TEAM_SHARED)) return team;

@@ -68,6 +68,11 @@ struct shmi_hier {
     int *lead;           /* [nlead] their team ranks, ascending */
     int *local;          /* [nlocal] team ranks on this node, ascending */
 };
+/* The layout of a team of n ranks whose rank r is on node node[r] (any
+ * number naming the node), seen from rank `rank`: fills h's node, leader,
+ * leaders (lowest rank of each node, ascending) and our node's members;
+ * h->lead and h->local have room for n (layout.c, pure). */
+void shmi_layout_nodes(const int *node, int n, int rank, struct shmi_hier *h);
 /* t's layout (two-level teams), made on first use. */
 struct shmi_hier *shmi_team_hier(struct shmem_team_s *t);
 /* Forget t's node layout (before t is overwritten or reinitialized). */
