@@ -47,7 +47,8 @@ static uint64_t shmi_amo(const char *fn, shmem_ctx_t ctx, const void *dest, size
     if (shmi_tp_remote(&shmi_g.tp, wpe)) /* another node: UCX atomics (net.c) */
         return shmi_net_amo(fn, (void *)dest, size, op, v, c, wpe);
     uint64_t old = size == 4 ? amo32(p, op, (uint32_t)v, (uint32_t)c) : amo64(p, op, v, c);
-    if (op != AMO_FETCH) shmi_ring_after_sc(&shmi_ctl_of(wpe)->bell); /* amo32/64 are seq_cst */
+    if (op != AMO_FETCH) /* amo32/64 are seq_cst */
+        shmi_ring_data_after_sc(&shmi_ctl_of(wpe)->bell, dest, size);
     return old;
 }
 

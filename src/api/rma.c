@@ -54,7 +54,8 @@ static void put(const char *fn, shmem_ctx_t ctx, void *dest, const void *src, si
                 size_t elem, int pe, int nbi)
 {
     int wpe = shmi_ctx_pe(fn, ctx, pe);
-    if (put_raw(fn, dest, src, nelems, elem, wpe, nbi)) shmi_ring(&shmi_ctl_of(wpe)->bell);
+    size_t n = put_raw(fn, dest, src, nelems, elem, wpe, nbi);
+    if (n) shmi_ring_data(&shmi_ctl_of(wpe)->bell, dest, n);
 }
 
 static void get(const char *fn, shmem_ctx_t ctx, void *dest, const void *src, size_t nelems,
@@ -104,7 +105,7 @@ static void blocks(const char *fn, shmem_ctx_t ctx, char *dest, const char *src,
     char *d = is_put ? sym : dest;
     const char *s = is_put ? src : sym;
     for (size_t b = 0; b < nblocks; b++) memcpy(d + dstep * b, s + sstep * b, n);
-    if (is_put) shmi_ring(&shmi_ctl_of(wpe)->bell);
+    if (is_put) shmi_ring_data(&shmi_ctl_of(wpe)->bell, dest, span);
 }
 
 #define RMA_ARGS (void *dest, const void *source, size_t nelems, int pe)

@@ -147,7 +147,7 @@ static void block(const char *fn, struct p2p *w, int (*ready)(const void *))
 {
     struct shmi_wait_desc d = { fn, w->ivars, w->cmp, w->is_vector ? 0 : w->value, 0 };
     shmi_wait_cur = &d;
-    shmi_wait(&shmi_g.ctl->bell, ready, w);
+    shmi_wait_data(&shmi_g.ctl->bell, w->ivars, w->nelems * w->size, ready, w);
 }
 
 static void wait_all(const char *fn, struct p2p *w)

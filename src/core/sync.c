@@ -56,7 +56,7 @@ static void bar_wait(int slot, const uint64_t *flag, uint64_t e, int many)
                                      : "a barrier (barrier_all, sync or a collective)",
                                 NULL, -1, 0, e };
     shmi_wait_cur = &d;
-    (many ? shmi_wait_many : shmi_wait)(&shmi_g.ctl->bell, shmi_word_ready, &w);
+    (many ? shmi_wait_many : shmi_wait_sync)(&shmi_g.ctl->bell, shmi_word_ready, &w);
 }
 
 /* More members than CPUs: every member must get a CPU once to arrive and once
@@ -171,7 +171,7 @@ static int hier_barrier(struct shmem_team_s *t, const char *fn, unsigned op, uin
     if (t->rank != h->leader) { /* count in at the leader, wait for its release */
         struct shmi_ctl *lc = shmi_ctl_of(shmi_team_pe(t, h->leader));
         __atomic_add_fetch(&lc->team[slot].arrive, 1 | (uint64_t)op << 32, __ATOMIC_SEQ_CST);
-        shmi_ring_after_sc(&lc->bell);
+        shmi_ring_sync_after_sc(&lc->bell);
         bar_wait(slot, &mine->release, e, 0);
         bar_check(t, fn, &mine->release, e, op, -1);
         return arg ? 1 : 0;
@@ -182,7 +182,7 @@ static int hier_barrier(struct shmem_team_s *t, const char *fn, unsigned op, uin
         if (!count_ready(&cw)) {
             struct shmi_wait_desc d = { "a team barrier (its node's members)", NULL, -1, 0, e };
             shmi_wait_cur = &d;
-            shmi_wait(&shmi_g.ctl->bell, count_ready, &cw);
+            shmi_wait_sync(&shmi_g.ctl->bell, count_ready, &cw);
         }
         t->opsum += (uint64_t)(h->nlocal - 1) * op;
         uint64_t v = __atomic_load_n(&mine->arrive, __ATOMIC_ACQUIRE);
@@ -214,7 +214,7 @@ static int hier_barrier(struct shmem_team_s *t, const char *fn, unsigned op, uin
             if (r == 0 && arg)
                 memcpy(peer->team[slot].bar[0].arg[e & 1], arg, sizeof mine->bar[0].arg[0]);
             __atomic_store_n(&peer->team[slot].bar[r].epoch, f, __ATOMIC_RELEASE);
-            shmi_ring(&peer->bell);
+            shmi_ring_sync(&peer->bell);
         }
         bar_wait(slot, &mine->bar[r].epoch, e, 0);
         /* the previous leader's arguments (it cannot reuse this parity before
@@ -232,7 +232,7 @@ static int hier_barrier(struct shmem_team_s *t, const char *fn, unsigned op, uin
     for (int k = 0; k < h->nlocal; k++) {
         struct shmi_ctl *peer = shmi_ctl_of(shmi_team_pe(t, h->local[k]));
         __atomic_store_n(&peer->team[slot].release, w, __ATOMIC_RELEASE);
-        if (h->local[k] != t->rank) shmi_ring(&peer->bell);
+        if (h->local[k] != t->rank) shmi_ring_sync(&peer->bell);
     }
     bar_check(t, fn, &mine->release, e, op, -1);
     return !arg ? 0 : bad < 0 ? 1 : -1 - bad;
@@ -281,7 +281,7 @@ static int barrier_sig(struct shmem_team_s *t, const char *fn, enum shmi_coll_op
             for (int k = 1; k <= n; k++) {
                 struct shmi_ctl *peer = shmi_ctl_of(shmi_team_pe(t, (me + k) % n));
                 __atomic_store_n(&peer->team[slot].release, w, __ATOMIC_RELEASE);
-                if (k < n) shmi_ring(&peer->bell);
+                if (k < n) shmi_ring_sync(&peer->bell);
             }
         }
         bar_wait(slot, &mine->release, e, 1);
@@ -302,7 +302,7 @@ static int barrier_sig(struct shmem_team_s *t, const char *fn, enum shmi_coll_op
             if (r == 0 && arg) /* same line as the flag: costs no extra transfer */
                 memcpy(peer->team[slot].bar[0].arg[e & 1], arg, sizeof mine->bar[0].arg[0]);
             __atomic_store_n(&peer->team[slot].bar[r].epoch, w, __ATOMIC_RELEASE);
-            shmi_ring(&peer->bell);
+            shmi_ring_sync(&peer->bell);
         }
         bar_wait(slot, &mine->bar[r].epoch, e, 0);
         bar_check(t, fn, &mine->bar[r].epoch, e, op, (me - dist % n + n) % n);
