@@ -20,6 +20,7 @@
 #include "api/ctx.h"
 
 #include <sched.h>
+#include <shmemx.h> /* shmemx_wait_stats */
 
 struct p2p_out {
     size_t next;       /* wait_all: first element not yet seen satisfied */
@@ -294,3 +295,19 @@ SHMEM_TYPE_TABLE(SHMI_DEF_SYNC)
                                         const T *cmp_values)                              \
     { return test_some(__func__, VECTOR(T, indices)); })
 SHMEM_TYPE_TABLE(SHMI_DEF_WAITS)
+
+/* ---- Doorbell counters (shmemx_debug.h) ------------------------------------------ */
+
+int shmemx_wait_stats(int pe, shmemx_wait_stats_t *stats)
+{
+    if (shmi_g.phase != SHMI_RUNNING || !stats || pe < 0 || pe >= shmi_g.npes ||
+        shmi_tp_remote(&shmi_g.tp, pe))
+        return -1;
+    struct shmi_bell *b = &shmi_ctl_of(pe)->bell;
+    stats->data_wakes = __atomic_load_n(&b->wakes_data, __ATOMIC_RELAXED);
+    stats->sync_wakes = __atomic_load_n(&b->wakes_sync, __ATOMIC_RELAXED);
+    stats->other_wakes = __atomic_load_n(&b->wakes_all, __ATOMIC_RELAXED);
+    stats->sleeping = __atomic_load_n(&b->sleepers, __ATOMIC_ACQUIRE);
+    stats->sleeping_sync = __atomic_load_n(&b->sync, __ATOMIC_ACQUIRE);
+    return 0;
+}
