@@ -10,8 +10,9 @@
 #   oshrun -np N bench;  symrun -n N bench_symheap   N = 2, 4, 8 (8: collectives only)
 #   symheap with SHMEM_CHECKS=off, cheap, full       barrier and malloc (issue 3)
 # and once: message-size sweeps at 2 PEs (for the plot), start-up time of an
-# init/finalize-only program with 4 PEs (5 launches each), and symheap's barrier at
-# 2..64 PEs (scale).  The libraries alternate so a burst of background load hits both
+# init/finalize-only program with 4 PEs (5 launches each), symheap's barrier at
+# 2..64 PEs (scale), and bench/waits.sh (writes into waiting PEs, OSU-shaped broadcast;
+# 5 launches per library and PE count, 2 with --quick).  The libraries alternate so a burst of background load hits both
 # columns alike.  Each launch prints per-metric medians over its trials; the table shows,
 # per metric, the median of those over the rounds (3 rounds of 9 trials; --quick: 1 round
 # of 7 short trials).  --md FILE also writes the table (markdown) to FILE; --plot FILE
@@ -390,6 +391,20 @@ GP
             errors=$((errors + 1))
         fi
     fi
+fi
+
+# What waiting PEs cost their writers, and the OSU-shaped broadcast (issues 15, 19):
+# bench/waits.sh, its own table (median and slowest launch), appended to --md FILE.
+if [ -x "$here/waits.sh" ]; then
+    note "waits.sh: put/fetch-add/put-signal into waiting PEs, osubcast"
+    wl=5
+    [ "$rounds" -eq 1 ] && wl=2
+    if ! "$here/waits.sh" --launches "$wl" "$build" > "$tmp/waits.md"; then
+        errors=$((errors + 1))
+    fi
+    echo
+    cat "$tmp/waits.md"
+    [ -z "$md" ] || { echo; cat "$tmp/waits.md"; } >> "$md"
 fi
 
 [ "$errors" -eq 0 ] || { echo "compare.sh: $errors launch(es) failed, see above" >&2; exit 1; }

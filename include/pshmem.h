@@ -17,7 +17,7 @@
  * symheap calls its own routines by their pshmem_ names, so a tool sees each
  * call the program makes once, not the library's internal ones.  The C11
  * generic interfaces (shmem_put(...), ...) are macros over the typed routines:
- * a tool intercepts the typed routine they select.  1878 routines.
+ * a tool intercepts the typed routine they select.  1879 routines.
  *
  * SHMI_PSHMEM_NAMES(X) calls X(name) for every routine name shmem_X (with its
  * prefix): the library's build uses it to make the aliases. */
@@ -1904,6 +1904,7 @@
     X(shmemx_lazy_touch) \
     X(shmemx_pcontrol_level) \
     X(shmemx_putmem_on_stream) \
+    X(shmemx_wait_stats) \
     X(shrealloc) \
     X(start_pes) \
 

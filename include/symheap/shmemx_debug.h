@@ -1,4 +1,4 @@
-/* shmemx_debug.h - symheap's debugging extensions: heap reports.
+/* shmemx_debug.h - symheap's debugging extensions: heap reports, doorbell counters.
  * Included by shmemx.h; see docs/debugging.md. */
 #ifndef SYMHEAP_SHMEMX_DEBUG_H
 #define SYMHEAP_SHMEMX_DEBUG_H
@@ -20,6 +20,20 @@ extern "C" {
  * one line on stderr naming the file and the reason) when a file cannot be
  * written or when called outside shmem_init ... shmem_finalize. */
 int shmemx_heap_report(const char *prefix);
+
+/* Doorbell counters of PE pe (a PE of this node): how many futex wakes
+ * writers made on its doorbell, by what they wrote (data: puts, AMOs,
+ * signals, lock hand-overs; sync: barrier and collective flags; other: rings
+ * that wake every sleeper, e.g. the network progress thread), and how many
+ * of its threads sleep now, and of those how many in a barrier or collective.
+ * A put or AMO wakes a PE only when it sleeps in a wait on the written bytes
+ * (docs/performance.md, "The doorbell rule").  Returns 0, or -1 when pe is
+ * out of range, on another node, or outside shmem_init ... shmem_finalize. */
+typedef struct shmemx_wait_stats {
+    unsigned long long data_wakes, sync_wakes, other_wakes;
+    unsigned sleeping, sleeping_sync;
+} shmemx_wait_stats_t;
+int shmemx_wait_stats(int pe, shmemx_wait_stats_t *stats);
 
 #ifdef __cplusplus
 }

@@ -32,7 +32,8 @@ static uint64_t shmi_amo(const char *fn, shmem_ctx_t ctx, const void *dest, size
         void *p = shmi_sym(fn, "dest", dest, size, wpe);
         check_aligned(fn, dest, size, pe);
         uint64_t old = shmi_tp_atomic(p, size, (enum shmi_amo_op)op, v, c);
-        if (op != AMO_FETCH) shmi_ring_after_sc(shmi_tp_bell(&shmi_g.tp, wpe)); /* seq_cst */
+        if (op != AMO_FETCH) /* the atomic above is seq_cst */
+            shmi_ring_data_after_sc(shmi_tp_bell(&shmi_g.tp, wpe), dest, size);
         return old;
     }
     shmi_sym_any(fn, "dest", dest, size, wpe);

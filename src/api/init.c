@@ -92,6 +92,14 @@ static void step_transport(struct shmi_seg *segs, int nseg)
                                                   SHMI_CTL_SIZE);
     if (shmi_tp_init(&shmi_g.tp, &shmi_g.boot, segs, nseg, bell, err, sizeof err) != SHMI_OK)
         init_fail("cannot map the other PEs' memory", err);
+    /* doorbells name waited-on bytes by segment and offset (wait.h) */
+    uintptr_t base[SHMI_TP_MAX_SEGS];
+    size_t size[SHMI_TP_MAX_SEGS];
+    for (int s = 0; s < nseg && s < SHMI_TP_MAX_SEGS; s++) {
+        base[s] = (uintptr_t)segs[s].base;
+        size[s] = segs[s].size;
+    }
+    shmi_bell_segments(nseg < SHMI_TP_MAX_SEGS ? nseg : SHMI_TP_MAX_SEGS, base, size);
     /* Every PE has mapped every peer's memfds: drop ours, the mappings keep
      * the memory alive and nothing remains once the last process exits. */
     close(shmi_g.heap.fd);

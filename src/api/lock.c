@@ -48,7 +48,7 @@ static uint32_t wait_bits(const char *what, long *lock, const uint32_t *word, ui
     if (!bits_set(&w)) {
         struct shmi_wait_desc d = { what, lock, -1, 0, 0 };
         shmi_wait_cur = &d;
-        shmi_wait(&shmi_g.ctl->bell, bits_set, &w);
+        shmi_wait_data(&shmi_g.ctl->bell, word, sizeof *word, bits_set, &w);
     }
     return __atomic_load_n(word, __ATOMIC_ACQUIRE);
 }
@@ -79,7 +79,8 @@ static uint32_t lock_amo(const char *fn, long *lock, int i, int pe, enum shmi_am
     case SHMI_AMO_OR: old = __atomic_fetch_or(w, v, __ATOMIC_RELEASE); break;
     default: __atomic_compare_exchange_n(w, &old, v, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
     }
-    if (pe != shmi_g.me && op == SHMI_AMO_OR) shmi_ring(shmi_tp_bell(&shmi_g.tp, pe));
+    if (pe != shmi_g.me && op == SHMI_AMO_OR)
+        shmi_ring_data(shmi_tp_bell(&shmi_g.tp, pe), (uint32_t *)lock + i, sizeof(uint32_t));
     return old;
 }
 

@@ -35,7 +35,7 @@ static inline void put_bytes(const char *fn, void *dest, const void *src, size_t
         void *d = shmi_sym(fn, "dest", dest, n, wpe);
         if (wpe == shmi_g.me) memmove(d, src, n);
         else memcpy(d, src, n);
-        if (ring) shmi_ring(shmi_tp_bell(&shmi_g.tp, wpe));
+        if (ring) shmi_ring_data(shmi_tp_bell(&shmi_g.tp, wpe), dest, n);
         return;
     }
     shmi_sym_any(fn, "dest", dest, n, wpe);
@@ -98,7 +98,7 @@ static void blocks(const char *fn, shmem_ctx_t ctx, char *dest, const char *src,
         char *d = is_put ? sym : dest;
         const char *s = is_put ? src : sym;
         for (size_t b = 0; b < nblocks; b++) memcpy(d + dstep * b, s + sstep * b, n);
-        if (is_put) shmi_ring(shmi_tp_bell(&shmi_g.tp, wpe));
+        if (is_put) shmi_ring_data(shmi_tp_bell(&shmi_g.tp, wpe), symside, span);
         return;
     }
     shmi_sym_any(fn, what, symside, span, wpe);

@@ -37,7 +37,10 @@ static uint64_t *own_word(const char *fn, const uint64_t *sig_addr)
     return s;
 }
 
-static void update(const char *fn, uint64_t *sig_addr, uint64_t signal, int sig_op, int wpe)
+/* data, n: bytes put with the signal (for the doorbell: a waiter on them is
+ * woken too), or NULL, 0. */
+static void update(const char *fn, uint64_t *sig_addr, uint64_t signal, int sig_op, int wpe,
+                   const void *data, size_t n)
 {
     const struct shmi_tp_ops *via = shmi_tp_route(&shmi_g.tp, sig_addr, NULL, wpe);
     if (SHMI_TP_DIRECT(via)) {
@@ -45,7 +48,11 @@ static void update(const char *fn, uint64_t *sig_addr, uint64_t signal, int sig_
         check_word(fn, sig_addr);
         if (sig_op == SHMEM_SIGNAL_SET) __atomic_store_n(s, signal, __ATOMIC_RELEASE);
         else __atomic_fetch_add(s, signal, __ATOMIC_RELEASE);
-        shmi_ring(shmi_tp_bell(&shmi_g.tp, wpe));
+        /* one ring for the span of data and signal (usually adjacent) */
+        uintptr_t lo = (uintptr_t)sig_addr, hi = lo + sizeof *sig_addr;
+        if (n && (uintptr_t)data < lo) lo = (uintptr_t)data;
+        if (n && (uintptr_t)data + n > hi) hi = (uintptr_t)data + n;
+        shmi_ring_data(shmi_tp_bell(&shmi_g.tp, wpe), (const void *)lo, hi - lo);
         return;
     }
     shmi_sym_any(fn, "sig_addr", sig_addr, sizeof *sig_addr, wpe);
@@ -65,9 +72,9 @@ static void put_signal(const char *fn, shmem_ctx_t ctx, void *dest, const void *
     if (nelems && nelems <= SIZE_MAX / elem && s + sizeof *sig_addr > d && s < d + nelems * elem)
         shmi_fatal("%s: sig_addr=%p overlaps dest=%p (%zu elements of %zu bytes): the signal "
                    "word must lie outside the data", fn, (void *)sig_addr, dest, nelems, elem);
-    if (nelems) shmi_put_bytes(fn, dest, source, shmi_bytes(fn, nelems, elem), wpe,
-                               SHMI_TP_BLOCKING, 0);
-    update(fn, sig_addr, signal, sig_op, wpe);
+    size_t n = nelems ? shmi_bytes(fn, nelems, elem) : 0;
+    if (n) shmi_put_bytes(fn, dest, source, n, wpe, SHMI_TP_BLOCKING, 0);
+    update(fn, sig_addr, signal, sig_op, wpe, dest, n);
 }
 
 #define SIG_PARAMS uint64_t *sig_addr, uint64_t signal, int sig_op, int pe
@@ -96,22 +103,26 @@ SHMEM_SIZE_TABLE(SHMI_DEF_SIZED_SIGNAL)
  * shmem_generic.h: the parentheses keep the macros from expanding here. */
 void (shmem_signal_add)(uint64_t *sig_addr, uint64_t signal, int pe)
 {
-    update(__func__, sig_addr, signal, SHMEM_SIGNAL_ADD, shmi_ctx_pe(__func__, SHMEM_CTX_DEFAULT, pe));
+    update(__func__, sig_addr, signal, SHMEM_SIGNAL_ADD, shmi_ctx_pe(__func__, SHMEM_CTX_DEFAULT, pe),
+           NULL, 0);
 }
 
 void shmem_ctx_signal_add(shmem_ctx_t ctx, uint64_t *sig_addr, uint64_t signal, int pe)
 {
-    update(__func__, sig_addr, signal, SHMEM_SIGNAL_ADD, shmi_ctx_pe(__func__, ctx, pe));
+    update(__func__, sig_addr, signal, SHMEM_SIGNAL_ADD, shmi_ctx_pe(__func__, ctx, pe),
+           NULL, 0);
 }
 
 void (shmem_signal_set)(uint64_t *sig_addr, uint64_t signal, int pe)
 {
-    update(__func__, sig_addr, signal, SHMEM_SIGNAL_SET, shmi_ctx_pe(__func__, SHMEM_CTX_DEFAULT, pe));
+    update(__func__, sig_addr, signal, SHMEM_SIGNAL_SET, shmi_ctx_pe(__func__, SHMEM_CTX_DEFAULT, pe),
+           NULL, 0);
 }
 
 void shmem_ctx_signal_set(shmem_ctx_t ctx, uint64_t *sig_addr, uint64_t signal, int pe)
 {
-    update(__func__, sig_addr, signal, SHMEM_SIGNAL_SET, shmi_ctx_pe(__func__, ctx, pe));
+    update(__func__, sig_addr, signal, SHMEM_SIGNAL_SET, shmi_ctx_pe(__func__, ctx, pe),
+           NULL, 0);
 }
 
 uint64_t shmem_signal_fetch(const uint64_t *sig_addr)

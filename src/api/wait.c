@@ -19,6 +19,7 @@
 #include "api/ctx.h"
 
 #include <sched.h>
+#include <shmemx.h> /* shmemx_wait_stats */
 
 struct p2p_out {
     size_t next;       /* wait_all: first element not yet seen satisfied */
@@ -145,7 +146,7 @@ static void block(const char *fn, struct p2p *w, int (*ready)(const void *))
 {
     struct shmi_wait_desc d = { fn, w->ivars, w->cmp, w->is_vector ? 0 : w->value, 0 };
     shmi_wait_cur = &d;
-    shmi_wait(&shmi_g.ctl->bell, ready, w);
+    shmi_wait_data(&shmi_g.ctl->bell, w->ivars, w->nelems * w->size, ready, w);
 }
 
 static void wait_all(const char *fn, struct p2p *w)
@@ -292,3 +293,19 @@ SHMEM_TYPE_TABLE(SHMI_DEF_SYNC)
                                         const T *cmp_values)                              \
     { return test_some(__func__, VECTOR(T, indices)); })
 SHMEM_TYPE_TABLE(SHMI_DEF_WAITS)
+
+/* ---- Doorbell counters (shmemx_debug.h) ------------------------------------------ */
+
+int shmemx_wait_stats(int pe, shmemx_wait_stats_t *stats)
+{
+    if (shmi_g.phase != SHMI_RUNNING || !stats || pe < 0 || pe >= shmi_g.npes ||
+        !shmi_tp_mapped(&shmi_g.tp, pe))
+        return -1;
+    struct shmi_bell *b = &shmi_ctl_of(pe)->bell;
+    stats->data_wakes = __atomic_load_n(&b->wakes_data, __ATOMIC_RELAXED);
+    stats->sync_wakes = __atomic_load_n(&b->wakes_sync, __ATOMIC_RELAXED);
+    stats->other_wakes = __atomic_load_n(&b->wakes_all, __ATOMIC_RELAXED);
+    stats->sleeping = __atomic_load_n(&b->sleepers, __ATOMIC_ACQUIRE);
+    stats->sleeping_sync = __atomic_load_n(&b->sync, __ATOMIC_ACQUIRE);
+    return 0;
+}

@@ -186,12 +186,12 @@ static void net_bcast(const char *fn, struct shmem_team_s *t, char *d, const voi
         if (!shmi_word_ready(&w)) {
             struct shmi_wait_desc wd = { fn, NULL, -1, 0, seq };
             shmi_wait_cur = &wd;
-            shmi_wait(&shmi_g.ctl->bell, shmi_word_ready, &w);
+            shmi_wait_sync(&shmi_g.ctl->bell, shmi_word_ready, &w);
         }
     }
     if (leader)
         for (int k = 1; k < h->nlocal; k++)
-            shmi_ring(&shmi_ctl_of(shmi_team_pe(t, h->local[k]))->bell);
+            shmi_ring_sync(&shmi_ctl_of(shmi_team_pe(t, h->local[k]))->bell);
     if (small) memcpy(d, lead->stage[seq & 1], n);
     else if (!leader) memcpy(d, at(t, dest, h->leader), n);
 }

@@ -56,7 +56,7 @@ static void bar_wait(int slot, const uint64_t *flag, uint64_t e, int many)
                                      : "a barrier (barrier_all, sync or a collective)",
                                 NULL, -1, 0, e };
     shmi_wait_cur = &d;
-    (many ? shmi_wait_many : shmi_wait)(&shmi_g.ctl->bell, shmi_word_ready, &w);
+    (many ? shmi_wait_many : shmi_wait_sync)(&shmi_g.ctl->bell, shmi_word_ready, &w);
 }
 
 static _Noreturn void bar_mismatch(const struct shmem_team_s *t, const char *fn, uint64_t e,
@@ -142,7 +142,7 @@ static void send_flag(const char *fn, int slot, int r, uint64_t e, uint64_t w, i
         struct shmi_ctl *peer = shmi_ctl_of(pe);
         if (arg) memcpy(peer->team[slot].bar[0].arg[e & 1], arg, na);
         __atomic_store_n(&peer->team[slot].bar[r].epoch, w, __ATOMIC_RELEASE);
-        shmi_ring(&peer->bell);
+        shmi_ring_sync(&peer->bell);
         return;
     }
     int rc = SHMI_OK;
@@ -172,7 +172,7 @@ int shmi_bar_two_level(struct shmem_team_s *t, const char *fn, unsigned op, uint
     if (t->rank != h->leader) { /* count in at the leader, wait for its release */
         struct shmi_ctl *lc = shmi_ctl_of(shmi_team_pe(t, h->leader));
         __atomic_add_fetch(&lc->team[slot].arrive, 1 | (uint64_t)op << 32, __ATOMIC_SEQ_CST);
-        shmi_ring_after_sc(&lc->bell);
+        shmi_ring_sync_after_sc(&lc->bell);
         bar_wait(slot, &mine->release, e, 0);
         bar_check(t, fn, &mine->release, e, op, -1);
         return arg ? 1 : 0;
@@ -183,7 +183,7 @@ int shmi_bar_two_level(struct shmem_team_s *t, const char *fn, unsigned op, uint
         if (!count_ready(&cw)) {
             struct shmi_wait_desc d = { "a team barrier (its node's members)", NULL, -1, 0, e };
             shmi_wait_cur = &d;
-            shmi_wait(&shmi_g.ctl->bell, count_ready, &cw);
+            shmi_wait_sync(&shmi_g.ctl->bell, count_ready, &cw);
         }
         t->opsum += (uint64_t)(h->nlocal - 1) * op;
         uint64_t v = __atomic_load_n(&mine->arrive, __ATOMIC_ACQUIRE);
@@ -220,7 +220,7 @@ int shmi_bar_two_level(struct shmem_team_s *t, const char *fn, unsigned op, uint
     for (int k = 0; k < h->nlocal; k++) {
         struct shmi_ctl *peer = shmi_ctl_of(shmi_team_pe(t, h->local[k]));
         __atomic_store_n(&peer->team[slot].release, w, __ATOMIC_RELEASE);
-        if (h->local[k] != t->rank) shmi_ring(&peer->bell);
+        if (h->local[k] != t->rank) shmi_ring_sync(&peer->bell);
     }
     bar_check(t, fn, &mine->release, e, op, -1);
     return !arg ? 0 : bad < 0 ? 1 : -1 - bad;
@@ -277,7 +277,7 @@ int shmi_bar_central(struct shmem_team_s *t, const char *fn, unsigned op, uint64
             for (int k = 1; k <= n; k++) {
                 struct shmi_ctl *peer = shmi_ctl_of(shmi_team_pe(t, (me + k) % n));
                 __atomic_store_n(&peer->team[slot].release, w, __ATOMIC_RELEASE);
-                if (k < n) shmi_ring(&peer->bell);
+                if (k < n) shmi_ring_sync(&peer->bell);
             }
         }
         bar_wait(slot, &mine->release, e, 1);

@@ -257,17 +257,17 @@ static void *peer_of(const struct shmi_tp *tp, const void *a, int pe)
     return shmi_tp_dev_has(tp, a) ? shmi_tp_dev_ptr(tp, a, pe) : shmi_tp_ptr(tp, a, pe);
 }
 
-/* A copy into host memory may end a wait there (wait.h): ring its doorbell. */
-static int rung(const struct shmi_tp *tp, const void *dest, int pe, int rc)
+/* A copy into n bytes of host memory may end a wait on them (wait.h): ring. */
+static int rung(const struct shmi_tp *tp, const void *dest, size_t n, int pe, int rc)
 {
-    if (rc == SHMI_OK && !shmi_tp_dev_has(tp, dest)) shmi_ring(shmi_tp_bell(tp, pe));
+    if (rc == SHMI_OK && !shmi_tp_dev_has(tp, dest)) shmi_ring_data(shmi_tp_bell(tp, pe), dest, n);
     return rc;
 }
 
 static int cu_put(struct shmi_tp *tp, void *dest, const void *src, size_t n, int pe, int mode)
 {
     (void)mode;
-    return rung(tp, dest, pe, shmi_cuda_copy(peer_of(tp, dest, pe), src, n));
+    return rung(tp, dest, n, pe, shmi_cuda_copy(peer_of(tp, dest, pe), src, n));
 }
 
 static int cu_get(struct shmi_tp *tp, void *dest, const void *src, size_t n, int pe, int mode)
@@ -280,7 +280,7 @@ static int cu_strided(struct shmi_tp *tp, char *dest, size_t dstep, const char *
                       size_t width, size_t nblocks, int pe, int is_put)
 {
     if (is_put)
-        return rung(tp, dest, pe,
+        return rung(tp, dest, dstep * (nblocks - 1) + width, pe,
                     shmi_cuda_copy2d(peer_of(tp, dest, pe), dstep, src, sstep, width, nblocks));
     return shmi_cuda_copy2d(dest, dstep, peer_of(tp, src, pe), sstep, width, nblocks);
 }
@@ -294,7 +294,9 @@ static int cu_amo(struct shmi_tp *tp, void *dest, size_t size, enum shmi_amo_op 
 
 static int cu_flag(struct shmi_tp *tp, uint64_t *flag, uint64_t w, int pe)
 {
-    return rung(tp, flag, pe, shmi_cuda_copy(peer_of(tp, flag, pe), &w, sizeof w));
+    int rc = shmi_cuda_copy(peer_of(tp, flag, pe), &w, sizeof w);
+    if (rc == SHMI_OK && !shmi_tp_dev_has(tp, flag)) shmi_ring_sync(shmi_tp_bell(tp, pe));
+    return rc;
 }
 
 static int cu_done(struct shmi_tp *tp)

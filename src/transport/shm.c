@@ -132,7 +132,7 @@ static int shm_put(struct shmi_tp *tp, void *dest, const void *src, size_t n, in
 {
     (void)mode;
     memmove(shmi_tp_ptr(tp, dest, pe), src, n); /* memmove: pe may be ourselves */
-    shmi_ring(shmi_tp_bell(tp, pe));
+    shmi_ring_data(shmi_tp_bell(tp, pe), dest, n);
     return SHMI_OK;
 }
 
@@ -148,14 +148,15 @@ static int shm_amo(struct shmi_tp *tp, void *dest, size_t size, enum shmi_amo_op
 {
     uint64_t r = shmi_tp_atomic(shmi_tp_ptr(tp, dest, pe), size, op, v, c);
     if (old) *old = r;
-    if (op != SHMI_AMO_FETCH) shmi_ring_after_sc(shmi_tp_bell(tp, pe)); /* seq_cst above */
+    if (op != SHMI_AMO_FETCH) /* seq_cst above */
+        shmi_ring_data_after_sc(shmi_tp_bell(tp, pe), dest, size);
     return SHMI_OK;
 }
 
 static int shm_flag(struct shmi_tp *tp, uint64_t *flag, uint64_t w, int pe)
 {
     __atomic_store_n((uint64_t *)shmi_tp_ptr(tp, flag, pe), w, __ATOMIC_RELEASE);
-    shmi_ring(shmi_tp_bell(tp, pe));
+    shmi_ring_sync(shmi_tp_bell(tp, pe));
     return SHMI_OK;
 }
 

@@ -36,6 +36,19 @@
 #include <unistd.h>
 
 static unsigned long spin_limit = 200;
+/* How long a wait yields before it sleeps (after at least 16 yields).
+ * Measured (issue 19: the OSU-shaped 8-byte broadcast timed alone, 4 and 8
+ * PEs on 2 CPUs, 8 launches each, alternating, machine loaded by other
+ * jobs): medians 7.7 / 7.3 / 6.8 / 7.8 us at 4 PEs and 17 / 22 / 23 / 24 us
+ * at 8 PEs for 0 / 0.2 / 1 / 3 ms.  Longer yielding does not help: the PEs
+ * wait for each other's turns on the CPU, not for wake-ups, and at 8 PEs the
+ * yielders only add contention.  So 16 yields, then sleep; what made a
+ * put into a sleeping PE cost a system call was the shared doorbell
+ * (wait.h), not the sleep. */
+#ifndef YIELD_NS
+#define YIELD_NS 0
+#endif
+static double yield_s = YIELD_NS * 1e-9;
 #ifndef CALM_SPIN
 #define CALM_SPIN 100    /* polls after a calm yield (~1 us of PAUSE here) */
 #endif
@@ -79,10 +92,65 @@ static void futex_wait(uint32_t *addr, uint32_t val, long ns)
     syscall(SYS_futex, addr, FUTEX_WAIT, val, &ts, NULL, 0);
 }
 
-void shmi_ring_slow(struct shmi_bell *bell)
+/* ---- Doorbell keys: bytes named by (segment, offset) ------------------------ */
+static int nsegs;
+static uintptr_t seg_base[4];
+static size_t seg_size[4];
+
+void shmi_bell_segments(int n, const uintptr_t *base, const size_t *size)
 {
+    nsegs = n < 4 ? n : 4;
+    for (int s = 0; s < nsegs; s++) {
+        seg_base[s] = base[s];
+        seg_size[s] = size[s];
+    }
+}
+
+/* Our address a as a key that every PE computes alike for the same byte:
+ * segment s at offset o is (s + 1) << 56 | o, above any user address. */
+static uint64_t bell_key(const void *a)
+{
+    uintptr_t x = (uintptr_t)a;
+    for (int s = 0; s < nsegs; s++)
+        if (x - seg_base[s] < seg_size[s]) return (uint64_t)(s + 1) << 56 | (x - seg_base[s]);
+    return x;
+}
+
+static void wake(struct shmi_bell *bell, uint64_t *count)
+{
+    __atomic_fetch_add(count, 1, __ATOMIC_RELAXED);
     __atomic_fetch_add(&bell->seq, 1, __ATOMIC_SEQ_CST);
     syscall(SYS_futex, &bell->seq, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+}
+
+void shmi_ring_slow(struct shmi_bell *bell) { wake(bell, &bell->wakes_all); }
+
+/* (after a load of sleepers that saw a sleeper: the acquire fence makes what
+ * it published before it raised sleepers visible here) */
+void shmi_ring_sync_slow(struct shmi_bell *bell)
+{
+    __atomic_thread_fence(__ATOMIC_ACQUIRE);
+    if (__atomic_load_n(&bell->sync, __ATOMIC_RELAXED) ||
+        __atomic_load_n(&bell->any, __ATOMIC_RELAXED))
+        wake(bell, &bell->wakes_sync);
+}
+
+void shmi_ring_data_slow(struct shmi_bell *bell, const void *addr, size_t len)
+{
+    __atomic_thread_fence(__ATOMIC_ACQUIRE);
+    if (__atomic_load_n(&bell->any, __ATOMIC_RELAXED)) {
+        wake(bell, &bell->wakes_data);
+        return;
+    }
+    uint64_t lo = bell_key(addr), hi = lo + (len ? len : 1);
+    for (int i = 0; i < SHMI_BELL_SLOTS; i++) {
+        const struct shmi_bell_slot *s = &bell->slot[i];
+        if (__atomic_load_n(&s->hi, __ATOMIC_RELAXED) > lo &&
+            __atomic_load_n(&s->lo, __ATOMIC_RELAXED) < hi) {
+            wake(bell, &bell->wakes_data);
+            return;
+        }
+    }
 }
 
 static inline int spin(int (*ready)(const void *arg), const void *arg, unsigned long n)
@@ -123,38 +191,80 @@ static int net_poll(int (*ready)(const void *arg), const void *arg,
     return done;
 }
 
+/* What a sleeper waits for (wait.h): the kind, and for a data wait its keys. */
+enum { WAIT_ANY, WAIT_SYNC, WAIT_DATA };
+struct want {
+    int kind;
+    uint64_t lo, hi;
+};
+
+/* Publish what we wait for, then count ourselves among the sleepers (the
+ * seq_cst increment orders the rest before it: a writer that sees it sees
+ * the slot or the kind count).  Returns the data slot taken, or -1. */
+static int enlist(struct shmi_bell *bell, const struct want *w)
+{
+    int slot = -1;
+    for (int i = 0; w->kind == WAIT_DATA && i < SHMI_BELL_SLOTS && slot < 0; i++) {
+        uint32_t free_ = 0;
+        if (__atomic_compare_exchange_n(&bell->slot[i].busy, &free_, 1, 0, __ATOMIC_ACQUIRE,
+                                        __ATOMIC_RELAXED))
+            slot = i;
+    }
+    if (slot >= 0) {
+        __atomic_store_n(&bell->slot[slot].lo, w->lo, __ATOMIC_RELAXED);
+        __atomic_store_n(&bell->slot[slot].hi, w->hi, __ATOMIC_RELAXED);
+    } else {
+        __atomic_fetch_add(w->kind == WAIT_SYNC ? &bell->sync : &bell->any, 1, __ATOMIC_RELAXED);
+    }
+    __atomic_fetch_add(&bell->sleepers, 1, __ATOMIC_SEQ_CST);
+    return slot;
+}
+
+static void delist(struct shmi_bell *bell, const struct want *w, int slot)
+{
+    __atomic_fetch_sub(&bell->sleepers, 1, __ATOMIC_SEQ_CST);
+    if (slot >= 0) {
+        __atomic_store_n(&bell->slot[slot].hi, 0, __ATOMIC_RELAXED);
+        __atomic_store_n(&bell->slot[slot].busy, 0, __ATOMIC_RELEASE);
+    } else {
+        __atomic_fetch_sub(w->kind == WAIT_SYNC ? &bell->sync : &bell->any, 1, __ATOMIC_RELAXED);
+    }
+}
+
 static void wait_impl(struct shmi_bell *bell, int (*ready)(const void *arg), const void *arg,
-                      int calm_ok)
+                      int calm_ok, const struct want *w)
 {
     unsigned long first = calm_ok && calm && spin_limit < CALM_SPIN ? CALM_SPIN : spin_limit;
     const struct shmi_net_poll *net = shmi_wait_net;
     /* with a network, no spin without progress: what we wait for may be
      * sitting in our socket */
     if (net ? net_poll(ready, arg, net) : spin(ready, arg, first)) return;
-    for (int i = 0; i < 16; i++) {
+    double t0 = now_s(), t = t0;
+    for (int i = 0; i < 16 || t - t0 < yield_s; i++) {
         if (ready(arg)) return;
-        double t0 = now_s();
+        double ty = t;
         sched_yield();
-        double dt = now_s() - t0;
+        t = now_s();
+        double dt = t - ty;
         if (dt < yield_min) yield_min = dt;
         calm = dt < 2 * yield_min + 200e-9; /* no context switch in it */
         if (calm_ok && calm && spin(ready, arg, CALM_SPIN)) return;
+        if (calm_ok && calm) t = now_s();
     }
     calm = 0;
     long ns = 50000;
     void (*hook)(int, double) = shmi_wait_hook;
     double start = hook ? now_s() : 0, next = 1.0;
     if (hook) hook(SHMI_WAIT_SLEEP, 0);
+    int slot = enlist(bell, w);
+    /* writers that do not fence (asymmetric mode): make their stores
+     * visible, or their next look at sleepers see ours */
+    if (!shmi_ring_fence) syscall(SYS_membarrier, MEMBARRIER_CMD_GLOBAL_EXPEDITED, 0, 0);
     for (;;) {
         uint32_t seen = __atomic_load_n(&bell->seq, __ATOMIC_ACQUIRE);
-        __atomic_fetch_add(&bell->sleepers, 1, __ATOMIC_SEQ_CST);
-        /* writers that do not fence (asymmetric mode): make their stores
-         * visible, or their next look at sleepers see ours */
-        if (!shmi_ring_fence) syscall(SYS_membarrier, MEMBARRIER_CMD_GLOBAL_EXPEDITED, 0, 0);
-        int done = ready(arg);
-        if (!done) futex_wait(&bell->seq, seen, ns);
-        __atomic_fetch_sub(&bell->sleepers, 1, __ATOMIC_SEQ_CST);
-        if (done || ready(arg)) break;
+        if (ready(arg)) break;
+        futex_wait(&bell->seq, seen, ns);
+        if (ready(arg)) break;
         if (ns < 1000000) ns *= 2;
         if (hook && ns >= 1000000) {
             double waited = now_s() - start;
@@ -164,15 +274,32 @@ static void wait_impl(struct shmi_bell *bell, int (*ready)(const void *arg), con
             }
         }
     }
+    delist(bell, w, slot);
     if (hook) hook(SHMI_WAIT_DONE, now_s() - start);
 }
 
 void shmi_wait(struct shmi_bell *bell, int (*ready)(const void *arg), const void *arg)
 {
-    wait_impl(bell, ready, arg, 1);
+    struct want w = { WAIT_ANY, 0, 0 };
+    wait_impl(bell, ready, arg, 1, &w);
+}
+
+void shmi_wait_sync(struct shmi_bell *bell, int (*ready)(const void *arg), const void *arg)
+{
+    struct want w = { WAIT_SYNC, 0, 0 };
+    wait_impl(bell, ready, arg, 1, &w);
 }
 
 void shmi_wait_many(struct shmi_bell *bell, int (*ready)(const void *arg), const void *arg)
 {
-    wait_impl(bell, ready, arg, 0);
+    struct want w = { WAIT_SYNC, 0, 0 };
+    wait_impl(bell, ready, arg, 0, &w);
+}
+
+void shmi_wait_data(struct shmi_bell *bell, const void *addr, size_t len,
+                    int (*ready)(const void *arg), const void *arg)
+{
+    uint64_t lo = bell_key(addr);
+    struct want w = { WAIT_DATA, lo, lo + (len ? len : 1) };
+    wait_impl(bell, ready, arg, 1, &w);
 }

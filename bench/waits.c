@@ -1,0 +1,257 @@
+/* waits.c - what a waiting PE costs the PEs that write to it (issues 15 and 19).
+ *
+ *   symrun -n N build/bench/bench_waits [--trials N] [--target-ms MS] [--only NAMES]
+ *   oshrun -np N ./bench_waits_osh ...       (the same file built with oshcc)
+ *
+ * waits: PE 0 writes into PE 1 in a timed loop while every other PE is
+ *   barrier    in shmem_barrier_all for the whole measurement
+ *   other      in shmem_uint64_wait_until on another word (another cache line)
+ *   same       in shmem_long_wait_until on the written word (a wait the writes
+ *              could end, but do not: it waits for a value they never reach)
+ *   compute    computing outside the library (a loop of arithmetic, reading a
+ *              flag in its own memory now and then)
+ *   nap        outside the library, asleep: 0.2 ms naps between looks at the flag
+ *              (how bench.c's idle PEs wait)
+ * and the operations are
+ *   put        shmem_putmem of 8 bytes + shmem_quiet
+ *   fadd       shmem_long_atomic_fetch_add
+ *   putsig     shmem_putmem_signal of 8 bytes, SHMEM_SIGNAL_SET (OpenSHMEM 1.5) + quiet
+ * One line per (state, op): 'bench waits_<state> <pes> <op> <us per op> us' (median
+ * over the trials; the iteration count is calibrated once per state and op, all
+ * inside one episode of the state).  Goal (issue 15): barrier and other within 1.2x of
+ * compute in every launch (nap too, where the PEs outnumber the CPUs and computing
+ * PEs take CPU time from PE 0).
+ *
+ * osubcast: the OSU micro-benchmarks' shape: each 8-byte broadcast from PE 0 timed
+ *   alone on every PE, a shmem_barrier_all after it outside the timing; per-PE mean,
+ *   averaged over the PEs (what osu_oshm_broadcast prints); median over the trials.
+ *   'bench osubcast <pes> lat_8B <us> us'.  1.4 libraries: shmem_broadcast64 + pSync.
+ *
+ * Uses only the standard API, so it builds with oshcc too (putsig is skipped below
+ * OpenSHMEM 1.5). */
+#define _POSIX_C_SOURCE 200809L /* nanosleep */
+#include <shmem.h>
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "common.h"
+
+#if SHMEM_MAJOR_VERSION > 1 || (SHMEM_MAJOR_VERSION == 1 && SHMEM_MINOR_VERSION >= 5)
+#define BENCH_15 1
+#else
+#define BENCH_15 0
+#endif
+
+#define LIMIT ((long)1 << 62) /* the 'same' waiters wait for W >= LIMIT */
+
+struct words {                    /* symmetric, one per PE */
+    long w;                       /* the written word (putsig: its signal) */
+    uint64_t pad0[7];
+    uint64_t data;                /* putsig's data (w is its signal) */
+    uint64_t pad1[7];
+    uint64_t flag;                /* 'other' waits here; compute/nap read it */
+    uint64_t pad2[7];
+    uint64_t share;               /* PE 0 -> all: calibrated counts */
+    uint64_t pad3[7];
+    double res[1024];             /* osubcast: each PE's mean, on PE 0 */
+    uint64_t bsrc[8], bdst[8];
+    long psync[64];               /* >= SHMEM_BCAST_SYNC_SIZE */
+};
+
+enum state { S_BARRIER, S_OTHER, S_SAME, S_COMPUTE, S_NAP, S_COUNT };
+static const char *state_name[S_COUNT] = { "barrier", "other", "same", "compute", "nap" };
+enum op { OP_PUT, OP_FADD, OP_PUTSIG, OP_COUNT };
+static const char *op_name[OP_COUNT] = { "put", "fadd", "putsig" };
+
+static struct words *W;
+static int me, npes;
+static struct bench_opt opt;
+static volatile double sink;
+
+static void loop(enum op op, long n)
+{
+    long v = 1;
+    switch (op) {
+    case OP_PUT:
+        for (long i = 0; i < n; i++) {
+            v = (long)i;
+            shmem_putmem(&W->w, &v, sizeof v, 1);
+            shmem_quiet();
+        }
+        break;
+    case OP_FADD:
+        for (long i = 0; i < n; i++) (void)shmem_long_atomic_fetch_add(&W->w, 1, 1);
+        break;
+    default:
+#if BENCH_15
+        for (long i = 0; i < n; i++) {
+            shmem_putmem_signal(&W->data, &v, sizeof v, (uint64_t *)&W->w, (uint64_t)i,
+                                SHMEM_SIGNAL_SET, 1);
+            shmem_quiet();
+        }
+#endif
+        break;
+    }
+}
+
+/* The waiting side of one episode (PEs 1..n-1); epoch: this episode's number. */
+static void be(enum state s, uint64_t epoch)
+{
+    volatile uint64_t *flag = &W->flag;
+    switch (s) {
+    case S_BARRIER: shmem_barrier_all(); break; /* PE 0 joins when done */
+    case S_OTHER: shmem_uint64_wait_until(&W->flag, SHMEM_CMP_GE, epoch); break;
+    case S_SAME: shmem_long_wait_until(&W->w, SHMEM_CMP_GE, LIMIT); break;
+    case S_COMPUTE: {
+        double x = 1;
+        while (*flag < epoch)
+            for (int i = 0; i < 1000; i++) x = x * 1.0000001 + 1e-9;
+        sink = x;
+        break;
+    }
+    default: {
+        const struct timespec nap = { 0, 200000 };
+        while (*flag < epoch) nanosleep(&nap, NULL);
+    }
+    }
+}
+
+/* PE 0 ends an episode: what releases the others. */
+static void release(enum state s, uint64_t epoch)
+{
+    if (s == S_BARRIER) {
+        shmem_barrier_all();
+        return;
+    }
+    for (int pe = 1; pe < npes; pe++) {
+        if (s == S_SAME) shmem_long_atomic_add(&W->w, LIMIT, pe);
+        else shmem_uint64_p(&W->flag, epoch, pe);
+    }
+    shmem_quiet();
+}
+
+static void waits(void)
+{
+    static uint64_t epoch;
+    for (int s = 0; s < S_COUNT; s++)
+        for (int op = 0; op < OP_COUNT; op++) {
+            if (op == OP_PUTSIG && !BENCH_15) continue;
+            if (npes < 2) return;
+            W->w = 0;
+            ++epoch;
+            shmem_barrier_all();
+            if (me != 0) {
+                be((enum state)s, epoch);
+            } else {
+                double t[BENCH_MAX_TRIALS];
+                loop((enum op)op, 100); /* warm-up */
+                long n = 1;
+                for (;; n *= 8) {
+                    double t0 = bench_now();
+                    loop((enum op)op, n);
+                    double el = bench_now() - t0;
+                    if (el >= opt.target_s / 10 || n >= (1L << 30)) {
+                        n = bench_scale(n, el, opt.target_s);
+                        break;
+                    }
+                }
+                for (int k = 0; k < opt.trials; k++) {
+                    double t0 = bench_now();
+                    loop((enum op)op, n);
+                    t[k] = (bench_now() - t0) / (double)n;
+                }
+                char name[32];
+                snprintf(name, sizeof name, "waits_%s", state_name[s]);
+                bench_report(name, npes, op_name[op], bench_median(t, opt.trials), 0, "us");
+                release((enum state)s, epoch);
+            }
+            shmem_barrier_all();
+        }
+}
+
+static void bcast8(void)
+{
+#if BENCH_15
+    shmem_broadcastmem(SHMEM_TEAM_WORLD, W->bdst, W->bsrc, 8, 0);
+#else
+    shmem_broadcast64(W->bdst, W->bsrc, 1, 0, 0, 0, npes, W->psync);
+#endif
+}
+
+/* Mean time of one broadcast over n, timed alone, a barrier after each. */
+static double bcast_loop(long n)
+{
+    double sum = 0;
+    for (long i = 0; i < n; i++) {
+        double t0 = bench_now();
+        bcast8();
+        sum += bench_now() - t0;
+        shmem_barrier_all();
+    }
+    return sum / (double)n;
+}
+
+static void osubcast(void)
+{
+    if (npes > 1024) return;
+    for (int i = 0; i < 64; i++) W->psync[i] = SHMEM_SYNC_VALUE;
+    shmem_barrier_all();
+    bcast_loop(20); /* warm-up */
+    long n = 1;
+    for (;; n *= 4) { /* PE 0 calibrates on the whole loop (barriers included) */
+        double t0 = bench_now();
+        bcast_loop(n);
+        double el = bench_now() - t0;
+        uint64_t next = 0;
+        if (me == 0 && (el >= opt.target_s / 10 || n >= (1L << 24))) {
+            next = (uint64_t)bench_scale(n, el, opt.target_s);
+            for (int pe = 0; pe < npes; pe++) shmem_uint64_p(&W->share, next, pe);
+            shmem_quiet();
+        }
+        shmem_barrier_all();
+        next = *(volatile uint64_t *)&W->share;
+        shmem_barrier_all();
+        if (next) {
+            n = (long)next;
+            break;
+        }
+    }
+    double t[BENCH_MAX_TRIALS];
+    for (int k = 0; k < opt.trials; k++) {
+        double mine = bcast_loop(n);
+        shmem_double_p(&W->res[me], mine, 0);
+        shmem_barrier_all();
+        double sum = 0;
+        for (int pe = 0; pe < npes; pe++) sum += W->res[pe];
+        t[k] = sum / npes;
+        shmem_barrier_all();
+    }
+    W->share = 0;
+    if (me == 0) bench_report("osubcast", npes, "lat_8B", bench_median(t, opt.trials), 0, "us");
+    shmem_barrier_all();
+}
+
+int main(int argc, char **argv)
+{
+    int rc = bench_opt_parse(&opt, argc, argv, "waits,osubcast");
+    if (rc) return rc < 0 ? 2 : 0;
+    shmem_init();
+    me = shmem_my_pe();
+    npes = shmem_n_pes();
+    W = shmem_calloc(1, sizeof *W);
+    if (!W) {
+        fprintf(stderr, "bench_waits: shmem_calloc failed\n");
+        shmem_global_exit(1);
+    }
+    shmem_barrier_all();
+    if (bench_opt_want(&opt, "waits")) waits();
+    if (bench_opt_want(&opt, "osubcast")) osubcast();
+    shmem_barrier_all();
+    shmem_free(W);
+    shmem_finalize();
+    return 0;
+}
