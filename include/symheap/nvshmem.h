@@ -28,8 +28,11 @@
  * written over the public shmem_* API.
  *
  * Differences from NVSHMEM, on purpose (docs/gpu.md lists them all):
- *  - No collective launch; device collectives other than barrier/sync are
- *    not there yet.
+ *  - Device collectives (nvshmem_coll_device.cuh) work on NVSHMEM_TEAM_WORLD,
+ *    _SHARED and NVSHMEMX_TEAM_NODE (all the same team with a GPU heap);
+ *    split teams are host-only so far.  The _on_stream collectives and
+ *    nvshmemx_collective_launch need CUDA code (a .cu file), except the
+ *    collective launch, which host C/C++ files get too when CUDA is there.
  *  - nvshmem_realloc is provided (OpenSHMEM shmem_realloc); NVSHMEM has none.
  *  - nvshmem_calloc takes (count, size) as in NVSHMEM and OpenSHMEM; the
  *    tutorial's one-argument call does not compile: write calloc(n, 1).
@@ -45,10 +48,29 @@
 #ifndef SYMHEAP_NVSHMEM_H
 #define SYMHEAP_NVSHMEM_H
 
+#include <assert.h>
 #include <limits.h>
 #include <stdint.h>
 #include <shmem.h>
 #include <shmemx.h> /* SHMEMX_MALLOC_DEVICE_AUTO, *_with_hints */
+
+/* As NVIDIA's nvshmem.h: the CUDA runtime (cuda_runtime.h) and the driver
+ * API's types (cuda.h) come with it, in CUDA code and in host-only C and C++
+ * files whenever the toolkit's headers are on the include path (symcc adds
+ * them when symheap was built with CUDA).  Without a toolkit, or with
+ * SYMHEAP_NVSHMEM_NO_CUDA defined, a host program gets the host API alone.
+ * SYMHEAP_NVSHMEM_CUDA is defined when they came. */
+#if defined(__CUDACC__)
+#include <cuda_runtime.h>
+#include <cuda.h>
+#define SYMHEAP_NVSHMEM_CUDA 1
+#elif !defined(SYMHEAP_NVSHMEM_NO_CUDA) && defined(__has_include)
+#if __has_include(<cuda_runtime.h>) && __has_include(<cuda.h>)
+#include <cuda_runtime.h>
+#include <cuda.h>
+#define SYMHEAP_NVSHMEM_CUDA 1
+#endif
+#endif
 
 #ifdef __cplusplus
 extern "C" {
@@ -198,11 +220,14 @@ int nvshmemx_team_get_uniqueid(nvshmemx_team_uniqueid_t *uniqueid);
 int nvshmemx_team_init(nvshmem_team_t *team, nvshmem_team_config_t *config, long config_mask,
                        int npes, int pe_idx_in_team);
 
-/* -1 for NVSHMEM_TEAM_INVALID. */
+/* -1 for NVSHMEM_TEAM_INVALID.  (CUDA code: __host__ __device__ forms of
+ * my_pe and n_pes in nvshmem_coll_device.cuh.) */
+#ifndef __CUDACC__
 static inline int nvshmem_team_my_pe(nvshmem_team_t team)
 { return shmem_team_my_pe(nvshmemi_team(team)); }
 static inline int nvshmem_team_n_pes(nvshmem_team_t team)
 { return shmem_team_n_pes(nvshmemi_team(team)); }
+#endif
 static inline int nvshmem_team_translate_pe(nvshmem_team_t src_team, int src_pe,
                                             nvshmem_team_t dest_team)
 { return shmem_team_translate_pe(nvshmemi_team(src_team), src_pe, nvshmemi_team(dest_team)); }
@@ -259,6 +284,8 @@ static inline void nvshmem_fence(void) { shmem_fence(); }
 static inline void nvshmem_barrier_all(void) { shmem_barrier_all(); }
 static inline void nvshmem_sync_all(void) { shmem_sync_all(); }
 #endif
+/* CUDA code: __host__ __device__ forms of these in nvshmem_coll_device.cuh. */
+#ifndef __CUDACC__
 static inline int nvshmem_team_sync(nvshmem_team_t team)
 { return shmem_team_sync(nvshmemi_team(team)); }
 /* NVSHMEM's nvshmem_sync/nvshmem_barrier take a team; a barrier also
@@ -266,6 +293,8 @@ static inline int nvshmem_team_sync(nvshmem_team_t team)
 static inline int nvshmem_sync(nvshmem_team_t team) { return shmem_team_sync(nvshmemi_team(team)); }
 static inline int nvshmem_barrier(nvshmem_team_t team)
 { shmem_quiet(); return shmem_team_sync(nvshmemi_team(team)); }
+
+#endif /* !__CUDACC__ */
 
 /* ---- Untyped RMA and collectives ---------------------------------------------- */
 #ifndef __CUDACC__ /* CUDA code: __host__ __device__ forms in nvshmem_device.cuh */
@@ -279,7 +308,9 @@ static inline void nvshmem_getmem_nbi(void *dest, const void *source, size_t byt
 { shmem_getmem_nbi(dest, source, bytes, pe); }
 #endif
 /* Collectives over a team (rules: shmem_teams.h): dest symmetric, every
- * member calls with the same counts; 0 on success. */
+ * member calls with the same counts; 0 on success.  CUDA code: the
+ * __host__ __device__ forms in nvshmem_coll_device.cuh take their place. */
+#ifndef __CUDACC__
 static inline int nvshmem_broadcastmem(nvshmem_team_t team, void *dest, const void *source,
                                        size_t bytes, int PE_root)
 { return shmem_broadcastmem(nvshmemi_team(team), dest, source, bytes, PE_root); }
@@ -300,18 +331,27 @@ static inline int nvshmem_alltoallmem(nvshmem_team_t team, void *dest, const voi
     { return shmem_##N##_alltoall(nvshmemi_team(team), d, s, n); }
 SHMEM_TYPE_TABLE(SHMI_NV_COLL)
 #undef SHMI_NV_COLL
+#endif /* !__CUDACC__ */
 
 /* Reductions: nvshmem_TYPENAME_OP_reduce(team, dest, source, nreduce) over
  * nreduce elements, and nvshmem_TYPENAME_OP_reducescatter: source holds
  * team-size blocks of nreduce elements, and team member i gets in dest the
  * reduction of block i (dest must not overlap source).  Types and operators:
  * SHMEM_REDUCE_TABLE (NVSHMEM's, plus long double, ptrdiff_t and complex). */
+#ifndef __CUDACC__
 #define SHMI_NV_REDUCE1(N, T, OP)                                                       \
     static inline int nvshmem_##N##_##OP##_reduce(nvshmem_team_t team, T *d, const T *s, \
                                                   size_t n)                             \
     { return shmem_##N##_##OP##_reduce(nvshmemi_team(team), d, s, n); }                 \
     int nvshmem_##N##_##OP##_reducescatter(nvshmem_team_t team, T *dest, const T *source, \
-                                           size_t nreduce);
+                                           size_t nreduce);                             \
+    int nvshmemi_##N##_##OP##_reducescatter(nvshmem_team_t team, T *dest, const T *source, \
+                                            size_t nreduce);
+#else /* CUDA code: the nvshmem_ names are __host__ __device__ (nvshmem_coll_device.cuh) */
+#define SHMI_NV_REDUCE1(N, T, OP)                                                       \
+    int nvshmemi_##N##_##OP##_reducescatter(nvshmem_team_t team, T *dest, const T *source, \
+                                            size_t nreduce);
+#endif
 #define SHMI_NV_REDUCE(N, T, B, O, G)                                                   \
     SHMI_WHEN_##B##_BIT(SHMI_NV_REDUCE1(N, T, and) SHMI_NV_REDUCE1(N, T, or)            \
                         SHMI_NV_REDUCE1(N, T, xor))                                     \

@@ -37,6 +37,7 @@
 #endif
 
 #include <cuda_runtime.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -52,6 +53,23 @@
 
 /* ---- The device state and its registration ----------------------------------- */
 static __constant__ shmemx_gpu_state_t shmi_dstate;
+/* The same on the host side of this unit (nvshmemx_collective_launch and
+ * the _on_stream collectives read it); npes is 0 until the heap exists. */
+static shmemx_gpu_state_t shmi_hstate;
+
+/* Byte offset of the control block's GPU identity (struct shmi_dctl below). */
+#define SHMI_DCTL_GPU_ID 2560
+/* A copy between host and GPU memory (ours or a peer's mapping) on a private
+ * non-blocking stream, so that it never waits for the program's kernels. */
+static inline cudaError_t shmi_h_copy(void *dst, const void *src, size_t n)
+{
+    static cudaStream_t st;
+    cudaError_t e = cudaSuccess;
+    if (!st) e = cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking);
+    if (e == cudaSuccess) e = cudaMemcpyAsync(dst, src, n, cudaMemcpyDefault, st);
+    if (e == cudaSuccess) e = cudaStreamSynchronize(st);
+    return e;
+}
 
 static void shmi_dstate_publish(const shmemx_gpu_state_t *st)
 {
@@ -64,6 +82,17 @@ static void shmi_dstate_publish(const shmemx_gpu_state_t *st)
                 "(cudaMemcpyToSymbol: %s): device calls of this unit will fail; was it "
                 "built for this GPU's architecture (symcc -arch=sm_XX)?\n", (int)st->me,
                 cudaGetErrorString(e));
+    shmi_hstate = *st;
+    /* Which physical GPU this PE uses (PCI domain, bus, device; never 0), in
+     * its control block, where peers read it: nvshmemx_collective_launch
+     * counts the PEs that share a GPU.  Every unit writes the same value. */
+    int dom = 0, bus = 0, dev = 0;
+    cudaDeviceGetAttribute(&dom, cudaDevAttrPciDomainId, st->device);
+    cudaDeviceGetAttribute(&bus, cudaDevAttrPciBusId, st->device);
+    cudaDeviceGetAttribute(&dev, cudaDevAttrPciDeviceId, st->device);
+    unsigned long long id = ((unsigned long long)(unsigned)dom << 32 | (unsigned)bus << 8 |
+                             (unsigned)dev) + 1;
+    shmi_h_copy((char *)(uintptr_t)st->ctl + SHMI_DCTL_GPU_ID, &id, sizeof id);
 }
 __attribute__((unused)) static const int shmi_dstate_registered =
     shmemx_gpu_register(shmi_dstate_publish, SHMEMX_GPU_STATE_VERSION);
@@ -130,7 +159,15 @@ SHMI_DEV void shmi_d_st_release(unsigned long long *p, unsigned long long v)
 }
 
 /* ---- Bulk copy by a group of nth threads (this one is tid) ------------------------- */
-SHMI_DEV void shmi_d_copy(void *dst, const void *src, size_t n, unsigned tid, unsigned nth)
+/* CG: loads at L2 (ld.global.cg), never from a stale L1 line: for data
+ * that other PEs wrote during this kernel (collectives). */
+template <bool CG, typename V> SHMI_DEV V shmi_d_ld(const V *p)
+{
+    if (CG) return __ldcg(p);
+    return *p;
+}
+template <bool CG>
+SHMI_DEV void shmi_d_copy_g(void *dst, const void *src, size_t n, unsigned tid, unsigned nth)
 {
     char *d = (char *)dst;
     const char *s = (const char *)src;
@@ -139,7 +176,7 @@ SHMI_DEV void shmi_d_copy(void *dst, const void *src, size_t n, unsigned tid, un
         /* same misalignment on both sides: bytes up to the boundary, then vectors */
         size_t head = 16 - ((uintptr_t)d & 15);
         if (head > n) head = n;
-        for (size_t i = tid; i < head; i += nth) d[i] = s[i];
+        for (size_t i = tid; i < head; i += nth) d[i] = shmi_d_ld<CG>(s + i);
         d += head;
         s += head;
         n -= head;
@@ -150,24 +187,31 @@ SHMI_DEV void shmi_d_copy(void *dst, const void *src, size_t n, unsigned tid, un
         int4 *dv = (int4 *)d;
         const int4 *sv = (const int4 *)s;
         for (; i + 3 * (size_t)nth < nv; i += 4 * (size_t)nth) {
-            int4 a = sv[i], b = sv[i + nth], c = sv[i + 2 * (size_t)nth], e = sv[i + 3 * (size_t)nth];
+            int4 a = shmi_d_ld<CG>(sv + i), b = shmi_d_ld<CG>(sv + i + nth),
+                 c = shmi_d_ld<CG>(sv + i + 2 * (size_t)nth), e = shmi_d_ld<CG>(sv + i + 3 * (size_t)nth);
             dv[i] = a;
             dv[i + nth] = b;
             dv[i + 2 * (size_t)nth] = c;
             dv[i + 3 * (size_t)nth] = e;
         }
-        for (; i < nv; i += nth) dv[i] = sv[i];
+        for (; i < nv; i += nth) dv[i] = shmi_d_ld<CG>(sv + i);
         done = nv * 16;
     } else if ((((uintptr_t)d | (uintptr_t)s) & 7) == 0) {
         size_t nv = n / 8;
-        for (size_t i = tid; i < nv; i += nth) ((uint64_t *)d)[i] = ((const uint64_t *)s)[i];
+        for (size_t i = tid; i < nv; i += nth)
+            ((unsigned long long *)d)[i] = shmi_d_ld<CG>((const unsigned long long *)s + i);
         done = nv * 8;
     } else if ((((uintptr_t)d | (uintptr_t)s) & 3) == 0) {
         size_t nv = n / 4;
-        for (size_t i = tid; i < nv; i += nth) ((uint32_t *)d)[i] = ((const uint32_t *)s)[i];
+        for (size_t i = tid; i < nv; i += nth)
+            ((unsigned int *)d)[i] = shmi_d_ld<CG>((const unsigned int *)s + i);
         done = nv * 4;
     }
-    for (size_t i = done + tid; i < n; i += nth) d[i] = s[i];
+    for (size_t i = done + tid; i < n; i += nth) d[i] = shmi_d_ld<CG>(s + i);
+}
+SHMI_DEV void shmi_d_copy(void *dst, const void *src, size_t n, unsigned tid, unsigned nth)
+{
+    shmi_d_copy_g<false>(dst, src, n, tid, nth);
 }
 
 SHMI_DEV unsigned shmi_d_lane(void) { return threadIdx.x & 31; }
@@ -283,7 +327,10 @@ template <typename T> SHMI_DEV int shmi_d_test(const char *fn, T *ivar, int cmp,
 struct shmi_dctl {
     unsigned long long bar[16][16]; /* [round][0] used */
     unsigned long long epoch;       /* barriers completed by this PE */
+    unsigned long long pad[63];
+    unsigned long long gpu_id;      /* SHMI_DCTL_GPU_ID: the PE's physical GPU (publish) */
 };
+static_assert(offsetof(shmi_dctl, gpu_id) == SHMI_DCTL_GPU_ID, "control block layout");
 
 SHMI_DEV void shmi_d_barrier(int quiet)
 {
@@ -387,6 +434,8 @@ SHMEM_SIZE_TABLE(SHMI_DV_SIZED)
  * long double has no device form (GPUs have none; NVSHMEM has no longdouble
  * either): its routines stay host-only (SHMI_DV_QUAL picks the qualifier). */
 #define SHMI_DV_PROBE_longdouble ~, 1
+#define SHMI_DV_PROBE_complexd ~, 1 /* the reduction table's complex rows: host only too */
+#define SHMI_DV_PROBE_complexf ~, 1
 #define SHMI_DV_SECOND(a, b, ...) b
 #define SHMI_DV_SECOND_(...) SHMI_DV_SECOND(__VA_ARGS__)
 #define SHMI_DV_IS_HOSTONLY(N) SHMI_DV_SECOND_(SHMI_DV_PROBE_##N, 0, ~)
@@ -430,9 +479,6 @@ SHMEM_SIZE_TABLE(SHMI_DV_SIZED)
                shmi_d_strided("nvshmem_" #N "_iget", (char *)d, (const char *)s, dst, sst, n,     \
                               sizeof(T), pe, 0);,                                                  \
                shmem_##N##_iget(d, s, dst, sst, n, pe);)                                           \
-    static inline int nvshmem_##N##_broadcast(nvshmem_team_t team, T *d, const T *s, size_t n,    \
-                                              int root)                                            \
-    { return shmem_##N##_broadcast(nvshmemi_team(team), d, s, n, root); }                                         \
     SHMI_DV_DEVONLY(N,                                                                             \
     SHMI_DEV void nvshmemx_##N##_put_warp(T *d, const T *s, size_t n, int pe)                      \
     { SHMI_GROUP_WARP(shmi_d_put("nvshmemx_" #N "_put_warp", d, s, n * sizeof(T), pe, tid, nth)) } \
@@ -600,5 +646,8 @@ static inline void nvshmemx_sync_all_on_stream(cudaStream_t stream)
 {
     shmi_k_barrier<<<1, 1, 0, stream>>>(0);
 }
+
+/* Collectives in kernels and on streams, nvshmemx_collective_launch. */
+#include "nvshmem_coll_device.cuh"
 
 #endif /* SYMHEAP_NVSHMEM_DEVICE_CUH */

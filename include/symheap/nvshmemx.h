@@ -144,4 +144,115 @@ static inline void nvshmemx_sync_all_on_stream(struct CUstream_st *stream)
 { shmemx_barrier_all_on_stream(stream); }
 #endif
 
+/* ---- Collective launch (needs the CUDA runtime: CUDA code, or a host file
+ * with the toolkit's headers; see nvshmem.h) ----------------------------------
+ * nvshmemx_collective_launch(func, grid, block, args, sharedMem, stream)
+ * launches func as a cooperative kernel (cudaLaunchCooperativeKernel; a plain
+ * launch where the GPU has no cooperative launch) after checking that the
+ * grid fits co-resident: with k PEs on this GPU, each gets 1/k of it
+ * (blocks per SM for func at this block size and shared memory, times the
+ * SMs, divided by k), so device barriers in the kernels cannot wait for
+ * blocks that never run.  A grid of 0 x 0 x 0 launches the largest that
+ * fits.  A grid too large, or some dimensions 0, is
+ * NVSHMEMX_ERROR_COLLECTIVE_LAUNCH_FAILED with one line on stderr saying
+ * what fits; nothing is launched.  Collective: every PE calls it.
+ * nvshmemx_collective_launch_query_gridsize gives that largest grid (0 when
+ * no block fits); NVSHMEMX_ERROR_INTERNAL when CUDA cannot tell.  k comes
+ * from the PEs' GPU identities in CUDA code, and is the PEs of the node
+ * over the visible GPUs (rounded up) in host-only files. */
+#ifdef SYMHEAP_NVSHMEM_CUDA
+#include <stdio.h>
+#ifdef __CUDACC__
+static inline int shmi_gpu_sharers(void); /* nvshmem_coll_device.cuh */
+#else
+static inline int shmi_gpu_sharers(void)
+{
+    int ndev = 0, node = nvshmem_team_n_pes(NVSHMEMX_TEAM_NODE);
+    if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev < 1) ndev = 1;
+    if (node < 1) node = 1;
+    return (node + ndev - 1) / ndev;
+}
+#endif
+
+/* The largest co-resident grid for func (0: none fits), or -1 with a message. */
+static inline int shmi_claunch_max(const char *fn, const void *func, dim3 blockDims,
+                                   size_t sharedMem, int *per_sm, int *sms, int *sharers)
+{
+    int dev = 0, bps = 0, nsm = 0;
+    int threads = (int)(blockDims.x * blockDims.y * blockDims.z);
+    cudaError_t e = cudaGetDevice(&dev);
+    if (e == cudaSuccess) e = cudaDeviceGetAttribute(&nsm, cudaDevAttrMultiProcessorCount, dev);
+    if (e == cudaSuccess)
+        e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&bps, func, threads, sharedMem);
+    if (e != cudaSuccess) {
+        fprintf(stderr, "[pe %d] symheap error: %s: cannot tell how many blocks of %d threads "
+                "fit on the GPU: %s\n", shmem_my_pe(), fn, threads, cudaGetErrorString(e));
+        return -1;
+    }
+    int k = shmi_gpu_sharers();
+    *per_sm = bps;
+    *sms = nsm;
+    *sharers = k;
+    return bps * nsm / k;
+}
+
+static inline int nvshmemx_collective_launch_query_gridsize(const void *func, dim3 blockDims,
+                                                            void **args, size_t sharedMem,
+                                                            int *gridsize)
+{
+    int bps, nsm, k;
+    (void)args;
+    int max = shmi_claunch_max("nvshmemx_collective_launch_query_gridsize", func, blockDims,
+                               sharedMem, &bps, &nsm, &k);
+    if (max < 0) return NVSHMEMX_ERROR_INTERNAL;
+    if (gridsize) *gridsize = max;
+    return NVSHMEMX_SUCCESS;
+}
+
+static inline int nvshmemx_collective_launch(const void *func, dim3 gridDims, dim3 blockDims,
+                                             void **args, size_t sharedMem, cudaStream_t stream)
+{
+    const char *fn = "nvshmemx_collective_launch";
+    int bps, nsm, k, me = shmem_my_pe();
+    int max = shmi_claunch_max(fn, func, blockDims, sharedMem, &bps, &nsm, &k);
+    if (max < 0) return NVSHMEMX_ERROR_COLLECTIVE_LAUNCH_FAILED;
+    unsigned long long blocks = (unsigned long long)gridDims.x * gridDims.y * gridDims.z;
+    int zeros = (gridDims.x == 0) + (gridDims.y == 0) + (gridDims.z == 0);
+    if (zeros == 3 && max > 0) { /* as NVSHMEM: the largest grid that fits */
+        gridDims.x = (unsigned)max;
+        gridDims.y = gridDims.z = 1;
+        blocks = (unsigned long long)max;
+    } else if (zeros) {
+        fprintf(stderr, "[pe %d] symheap error: %s: grid %ux%ux%u: give every dimension, or "
+                "none (0x0x0: the largest grid that fits)\n", me, fn, gridDims.x, gridDims.y,
+                gridDims.z);
+        return NVSHMEMX_ERROR_COLLECTIVE_LAUNCH_FAILED;
+    }
+    if (max == 0 || blocks > (unsigned long long)max) {
+        fprintf(stderr, "[pe %d] symheap error: %s: grid %ux%ux%u (%llu blocks of %u threads, "
+                "%zu bytes of shared memory) cannot be resident at once: at most %d fit (%d per "
+                "SM x %d SMs / %d PE%s on this GPU), and device barriers need every block "
+                "running; use nvshmemx_collective_launch_query_gridsize\n", me, fn, gridDims.x,
+                gridDims.y, gridDims.z, blocks, blockDims.x * blockDims.y * blockDims.z,
+                sharedMem, max, bps, nsm, k, k == 1 ? "" : "s");
+        return NVSHMEMX_ERROR_COLLECTIVE_LAUNCH_FAILED;
+    }
+    int dev = 0, coop = 0;
+    cudaGetDevice(&dev);
+    cudaDeviceGetAttribute(&coop, cudaDevAttrCooperativeLaunch, dev);
+    cudaError_t e = cudaErrorNotSupported;
+    if (coop) e = cudaLaunchCooperativeKernel(func, gridDims, blockDims, args, sharedMem, stream);
+    if (e == cudaErrorNotSupported) { /* e.g. no cooperative launch here: the check above holds */
+        (void)cudaGetLastError();
+        e = cudaLaunchKernel(func, gridDims, blockDims, args, sharedMem, stream);
+    }
+    if (e != cudaSuccess) {
+        fprintf(stderr, "[pe %d] symheap error: %s: launch of %ux%ux%u blocks failed: %s\n", me,
+                fn, gridDims.x, gridDims.y, gridDims.z, cudaGetErrorString(e));
+        return NVSHMEMX_ERROR_COLLECTIVE_LAUNCH_FAILED;
+    }
+    return NVSHMEMX_SUCCESS;
+}
+#endif /* SYMHEAP_NVSHMEM_CUDA */
+
 #endif /* SYMHEAP_NVSHMEMX_H */

@@ -214,6 +214,13 @@ static int reducescatter(const char *fn, nvshmem_team_t team, void *dest, const 
     {                                                                                       \
         return reducescatter("nvshmem_" #N "_" #OP "_reducescatter", team, dest, source,    \
                              nreduce, sizeof(T), nv_rs_##N##_##OP);                         \
+    }                                                                                       \
+    /* the host side of CUDA code's __host__ __device__ nvshmem_ form */                   \
+    int nvshmemi_##N##_##OP##_reducescatter(nvshmem_team_t team, T *dest, const T *source, \
+                                            size_t nreduce)                                 \
+    {                                                                                       \
+        return reducescatter("nvshmem_" #N "_" #OP "_reducescatter", team, dest, source,    \
+                             nreduce, sizeof(T), nv_rs_##N##_##OP);                         \
     }
 #define SHMI_NV_RS(N, T, B, O, G)                                                           \
     SHMI_WHEN_##B##_BIT(SHMI_NV_RS1(N, T, and) SHMI_NV_RS1(N, T, or) SHMI_NV_RS1(N, T, xor)) \

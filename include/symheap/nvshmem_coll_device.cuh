@@ -1,0 +1,597 @@
+/* nvshmem_coll_device.cuh - collectives in kernels and on streams, and the
+ * collective launch's PE count per GPU (issue 14).  Included at the end of
+ * nvshmem_device.cuh (CUDA code only); do not include it alone.
+ *
+ * Names and signatures are NVSHMEM's: for each TYPENAME of the type tables
+ * (SHMEM_TYPE_TABLE for broadcast, fcollect, alltoall; SHMEM_REDUCE_TABLE
+ * with its and/or/xor and max/min subsets for the reductions; long double
+ * and complex stay host-only):
+ *   nvshmem_TYPENAME_broadcast / _fcollect / _alltoall / _OP_reduce /
+ *   _OP_reducescatter, nvshmem_broadcastmem / fcollectmem / alltoallmem,
+ *   nvshmem_barrier(team), nvshmem_team_sync, nvshmem_sync,
+ *   nvshmem_team_my_pe / n_pes                       __host__ __device__
+ *   nvshmemx_..._warp, nvshmemx_..._block, nvshmemx_barrier_warp/_block,
+ *   nvshmemx_team_sync_warp/_block                  __device__
+ *   nvshmemx_..._on_stream, nvshmemx_barrier_on_stream,
+ *   nvshmemx_team_sync_on_stream                    host, a kernel on the stream
+ * The thread form is called by one thread, the warp form by all 32 lanes of
+ * a warp, the block form by every thread of the block; every PE of the team
+ * calls the same collective with the same counts, one at a time per team.
+ *
+ * Teams: in kernels the team must be NVSHMEM_TEAM_WORLD, NVSHMEM_TEAM_SHARED
+ * or NVSHMEMX_TEAM_NODE, which are the same PEs while there is a GPU heap
+ * (it spans one node); any other team prints one line naming the call and
+ * traps.  The on-stream forms check on the host and return
+ * NVSHMEMX_ERROR_INVALID_VALUE with a message instead.
+ *
+ * Algorithms (all PEs' heaps are mapped into every PE, one GPU or several):
+ *  - broadcast, fcollect, alltoall: up to SHMI_DC_PUSH_MAX bytes per PE the
+ *    group stores its data straight into every peer's dest, then one
+ *    barrier; larger, a barrier (sources ready), every PE pulls what it
+ *    needs from the peers' mappings with all threads of the group, then a
+ *    barrier (nobody leaves while a peer still reads its source).  The pull
+ *    spreads the copying over every PE's SMs instead of one PE's.
+ *  - reductions: when every PE's contribution fits in half of the scratch
+ *    area of the device control block, each PE stores its source into
+ *    every peer's scratch slot, one barrier, and each reduces the slots in
+ *    PE order (the halves alternate with the barrier epoch, so the next
+ *    reduction never overwrites a slot a slow PE still reads); larger, two
+ *    shots: a barrier, each PE reduces its 1/n slice from every PE's source
+ *    into its dest, a barrier, each pulls the other slices from their
+ *    owners' dest, a barrier.  Either way every element is combined once, in
+ *    PE order, so every PE gets bit-identical results (also for floats),
+ *    equal to the host reductions'; in place (dest == source) works.
+ *  - reducescatter: a barrier, each PE reduces its own block from every PE's
+ *    source, a barrier; dest must not overlap source (a clear error).
+ * Data written by peers is read with L2 loads (ld.global.cg), so a stale L1
+ * line from an earlier collective in the same kernel is never used.  The
+ * barriers are the device barrier (nvshmem_device.cuh), with a fence. */
+#ifndef SYMHEAP_NVSHMEM_COLL_DEVICE_CUH
+#define SYMHEAP_NVSHMEM_COLL_DEVICE_CUH
+
+#include <type_traits>
+
+/* ---- Limits ------------------------------------------------------------------------ */
+/* The device control block is GPU_CTL_SIZE (src/core/mem_device.c) = 64 KiB:
+ * barrier flags and the GPU identity below SHMI_DC_SCRATCH_OFF, then two
+ * halves of reduction scratch. */
+#define SHMI_DCTL_SIZE 65536
+#define SHMI_DC_SCRATCH_OFF 4096
+#define SHMI_DC_SCRATCH_HALF ((SHMI_DCTL_SIZE - SHMI_DC_SCRATCH_OFF) / 2)
+static_assert(sizeof(shmi_dctl) <= SHMI_DC_SCRATCH_OFF, "control block layout");
+/* broadcast / fcollect / alltoall: push up to this many bytes in all, else pull */
+#ifndef SHMI_DC_PUSH_MAX
+#define SHMI_DC_PUSH_MAX 65536
+#endif
+/* threads of the one block an _on_stream collective runs */
+#define SHMI_DC_STREAM_THREADS 512
+
+/* ---- Thread groups ------------------------------------------------------------------ */
+enum { SHMI_TG_THREAD, SHMI_TG_WARP, SHMI_TG_BLOCK };
+template <int G> SHMI_DEV unsigned shmi_tg_tid(void)
+{
+    return G == SHMI_TG_BLOCK ? shmi_d_block_tid() : G == SHMI_TG_WARP ? (shmi_d_block_tid() & 31) : 0;
+}
+template <int G> SHMI_DEV unsigned shmi_tg_size(void)
+{
+    return G == SHMI_TG_BLOCK ? shmi_d_block_size() : G == SHMI_TG_WARP ? 32 : 1;
+}
+template <int G> SHMI_DEV void shmi_tg_sync(void)
+{
+    if (G == SHMI_TG_BLOCK) __syncthreads();
+    else if (G == SHMI_TG_WARP) __syncwarp();
+}
+/* The group's writes so far are ordered before the barrier's release (CTA
+ * barrier, then the elected thread's fence and release store). */
+template <int G> SHMI_DEV void shmi_tg_barrier(int quiet)
+{
+    shmi_tg_sync<G>();
+    if (shmi_tg_tid<G>() == 0) shmi_d_barrier(quiet);
+    shmi_tg_sync<G>();
+}
+
+/* ---- Teams on the device -------------------------------------------------------------- */
+SHMI_DEV bool shmi_d_team_is_world(nvshmem_team_t team)
+{
+    return team == NVSHMEM_TEAM_WORLD || team == NVSHMEM_TEAM_SHARED || team == NVSHMEMX_TEAM_NODE;
+}
+SHMI_DEV void shmi_d_team_check(const char *fn, nvshmem_team_t team)
+{
+    if (shmi_d_team_is_world(team)) return;
+    printf("[pe %d] symheap error: %s: team %d: collectives in kernels take NVSHMEM_TEAM_WORLD, "
+           "NVSHMEM_TEAM_SHARED or NVSHMEMX_TEAM_NODE (split teams are host-only in symheap "
+           "so far)\n", (int)shmi_dstate.me, fn, (int)team);
+    __trap();
+}
+/* Host side of the _on_stream forms: 0 when the team works in kernels. */
+static inline int shmi_h_team_check(const char *fn, nvshmem_team_t team)
+{
+    if (team == NVSHMEM_TEAM_WORLD || team == NVSHMEM_TEAM_SHARED || team == NVSHMEMX_TEAM_NODE)
+        return 0;
+    fprintf(stderr, "[pe %d] symheap error: %s: team %d: on-stream collectives take "
+            "NVSHMEM_TEAM_WORLD, NVSHMEM_TEAM_SHARED or NVSHMEMX_TEAM_NODE (split teams are "
+            "host-only in symheap so far)\n", shmem_my_pe(), fn, (int)team);
+    return NVSHMEMX_ERROR_INVALID_VALUE;
+}
+
+SHMI_HD int nvshmem_team_my_pe(nvshmem_team_t team)
+{
+    SHMI_ON_DEVICE(if (team == NVSHMEM_TEAM_INVALID) return -1;
+                   shmi_d_team_check("nvshmem_team_my_pe", team); return shmi_dstate.me;)
+    SHMI_ON_HOST(return shmem_team_my_pe(nvshmemi_team(team));)
+}
+SHMI_HD int nvshmem_team_n_pes(nvshmem_team_t team)
+{
+    SHMI_ON_DEVICE(if (team == NVSHMEM_TEAM_INVALID) return -1;
+                   shmi_d_team_check("nvshmem_team_n_pes", team); return shmi_dstate.npes;)
+    SHMI_ON_HOST(return shmem_team_n_pes(nvshmemi_team(team));)
+}
+
+/* ---- Barriers and syncs on a team -------------------------------------------------------- */
+SHMI_HD int nvshmem_barrier(nvshmem_team_t team)
+{
+    SHMI_ON_DEVICE(shmi_d_team_check("nvshmem_barrier", team); shmi_d_barrier(1); return 0;)
+    SHMI_ON_HOST(shmem_quiet(); return shmem_team_sync(nvshmemi_team(team));)
+}
+SHMI_HD int nvshmem_team_sync(nvshmem_team_t team)
+{
+    SHMI_ON_DEVICE(shmi_d_team_check("nvshmem_team_sync", team); shmi_d_barrier(0); return 0;)
+    SHMI_ON_HOST(return shmem_team_sync(nvshmemi_team(team));)
+}
+SHMI_HD int nvshmem_sync(nvshmem_team_t team)
+{
+    SHMI_ON_DEVICE(shmi_d_team_check("nvshmem_sync", team); shmi_d_barrier(0); return 0;)
+    SHMI_ON_HOST(return shmem_team_sync(nvshmemi_team(team));)
+}
+#define SHMI_DC_BAR(SUFFIX, G)                                                                 \
+    SHMI_DEV int nvshmemx_barrier##SUFFIX(nvshmem_team_t team)                                 \
+    { shmi_d_team_check("nvshmemx_barrier" #SUFFIX, team); shmi_tg_barrier<G>(1); return 0; }  \
+    SHMI_DEV int nvshmemx_team_sync##SUFFIX(nvshmem_team_t team)                               \
+    { shmi_d_team_check("nvshmemx_team_sync" #SUFFIX, team); shmi_tg_barrier<G>(0); return 0; }
+SHMI_DC_BAR(_warp, SHMI_TG_WARP)
+SHMI_DC_BAR(_block, SHMI_TG_BLOCK)
+#undef SHMI_DC_BAR
+
+/* ---- Data movement collectives ---------------------------------------------------------- */
+template <int G>
+SHMI_DEV int shmi_dc_broadcast(const char *fn, nvshmem_team_t team, void *dest, const void *src,
+                               size_t bytes, int root)
+{
+    shmi_d_team_check(fn, team);
+    const int n = shmi_dstate.npes, me = shmi_dstate.me;
+    const unsigned tid = shmi_tg_tid<G>(), nth = shmi_tg_size<G>();
+    if ((unsigned)root >= (unsigned)n) {
+        printf("[pe %d] symheap error: %s: PE_root=%d is out of range: the team has %d PEs\n", me,
+               fn, root, n);
+        __trap();
+    }
+    if (bytes * (size_t)n <= SHMI_DC_PUSH_MAX) {
+        shmi_tg_sync<G>(); /* the group's writes of the source are done */
+        if (me == root && bytes)
+            for (int i = 0; i < n; i++) {
+                int p = (me + i) % n;
+                if (p != me || dest != src)
+                    shmi_d_copy(shmi_d_peer(fn, (char *)dest, p), src, bytes, tid, nth);
+            }
+        shmi_tg_barrier<G>(1);
+    } else {
+        shmi_tg_barrier<G>(1); /* the root's source is ready */
+        if (me != root)
+            shmi_d_copy_g<true>(dest, shmi_d_peer(fn, (const char *)src, root), bytes, tid, nth);
+        else if (dest != src)
+            shmi_d_copy(dest, src, bytes, tid, nth);
+        shmi_tg_barrier<G>(1); /* the root keeps its source until every PE has it */
+    }
+    return 0;
+}
+
+/* dest gets block p (bytes) from PE p; alltoall: PE p sends block q of its
+ * source to PE q, fcollect: every PE sends its one block. */
+template <int G, bool A2A>
+SHMI_DEV int shmi_dc_gather(const char *fn, nvshmem_team_t team, void *dest, const void *src,
+                            size_t bytes)
+{
+    shmi_d_team_check(fn, team);
+    const int n = shmi_dstate.npes, me = shmi_dstate.me;
+    const unsigned tid = shmi_tg_tid<G>(), nth = shmi_tg_size<G>();
+    char *d = (char *)dest;
+    const char *s = (const char *)src;
+    if (bytes * (size_t)n <= SHMI_DC_PUSH_MAX) {
+        shmi_tg_sync<G>();
+        if (bytes)
+            for (int i = 0; i < n; i++) {
+                int p = (me + i) % n;
+                const char *from = A2A ? s + (size_t)p * bytes : s;
+                char *to = d + (size_t)me * bytes;
+                if (p != me || to != from)
+                    shmi_d_copy(shmi_d_peer(fn, to, p), from, bytes, tid, nth);
+            }
+        shmi_tg_barrier<G>(1);
+    } else {
+        shmi_tg_barrier<G>(1); /* every source is ready */
+        for (int i = 0; i < n; i++) {
+            int p = (me + i) % n;
+            const char *from = A2A ? s + (size_t)me * bytes : s;
+            char *to = d + (size_t)p * bytes;
+            if (p == me) {
+                if (to != from) shmi_d_copy(to, from, bytes, tid, nth);
+            } else {
+                shmi_d_copy_g<true>(to, shmi_d_peer(fn, from, p), bytes, tid, nth);
+            }
+        }
+        shmi_tg_barrier<G>(1); /* sources stay until every PE has read them */
+    }
+    return 0;
+}
+
+/* ---- Reductions ------------------------------------------------------------------------ */
+/* Integer sums and products wrap around (computed unsigned, as on the host). */
+template <typename T, bool I = std::is_integral<T>::value> struct shmi_arith { typedef T type; };
+template <typename T> struct shmi_arith<T, true> { typedef typename std::make_unsigned<T>::type type; };
+/* x is the accumulator, y the next PE's value (src/core/reduce_ops.h's order). */
+struct shmi_op_and { template <typename T> static __device__ __forceinline__ T f(T x, T y) { return (T)(x & y); } };
+struct shmi_op_or { template <typename T> static __device__ __forceinline__ T f(T x, T y) { return (T)(x | y); } };
+struct shmi_op_xor { template <typename T> static __device__ __forceinline__ T f(T x, T y) { return (T)(x ^ y); } };
+struct shmi_op_max { template <typename T> static __device__ __forceinline__ T f(T x, T y) { return y > x ? y : x; } };
+struct shmi_op_min { template <typename T> static __device__ __forceinline__ T f(T x, T y) { return y < x ? y : x; } };
+struct shmi_op_sum {
+    template <typename T> static __device__ __forceinline__ T f(T x, T y)
+    { typedef typename shmi_arith<T>::type A; return (T)((A)x + (A)y); }
+};
+struct shmi_op_prod {
+    template <typename T> static __device__ __forceinline__ T f(T x, T y)
+    { typedef typename shmi_arith<T>::type A; return (T)((A)x * (A)y); }
+};
+
+/* A load at L2 of an element other PEs may have written during this kernel. */
+template <typename T> SHMI_DEV T shmi_d_ldcg(const T *p)
+{
+    T v;
+    if (sizeof(T) == 1) { unsigned char b = __ldcg((const unsigned char *)p); memcpy(&v, &b, 1); }
+    else if (sizeof(T) == 2) { unsigned short b = __ldcg((const unsigned short *)p); memcpy(&v, &b, 2); }
+    else if (sizeof(T) == 4) { unsigned int b = __ldcg((const unsigned int *)p); memcpy(&v, &b, 4); }
+    else if (sizeof(T) == 8) { unsigned long long b = __ldcg((const unsigned long long *)p); memcpy(&v, &b, 8); }
+    else v = *(const volatile T *)p;
+    return v;
+}
+
+/* PE p's copy of a, after shmi_d_check of a on p; no check here. */
+template <typename T> SHMI_DEV T *shmi_d_peer_nc(T *a, int p)
+{
+    if (p == shmi_dstate.me) return a;
+    return (T *)((uintptr_t)a - shmi_dstate.base + shmi_dstate.slots + (uint64_t)p * shmi_dstate.size);
+}
+
+/* dest[i] = src_0[i] OP src_1[i] OP ... for i in [lo, hi), over every PE's
+ * src (a symmetric address) in PE order, by the group's threads. */
+template <typename T, typename OP>
+SHMI_DEV void shmi_dc_combine(T *dest, const T *src, size_t lo, size_t hi, unsigned tid, unsigned nth)
+{
+    const int n = shmi_dstate.npes;
+    for (size_t i = lo + tid; i < hi; i += nth) {
+        T acc = shmi_d_ldcg(shmi_d_peer_nc(src, 0) + i);
+        for (int r = 1; r < n; r++) acc = OP::f(acc, shmi_d_ldcg(shmi_d_peer_nc(src, r) + i));
+        dest[i] = acc;
+    }
+}
+
+template <int G, typename T, typename OP>
+SHMI_DEV int shmi_dc_reduce(const char *fn, nvshmem_team_t team, T *dest, const T *src, size_t nreduce)
+{
+    shmi_d_team_check(fn, team);
+    const int n = shmi_dstate.npes, me = shmi_dstate.me;
+    const unsigned tid = shmi_tg_tid<G>(), nth = shmi_tg_size<G>();
+    const size_t bytes = nreduce * sizeof(T), slot = (bytes + 15) / 16 * 16;
+    shmi_dctl *c = (shmi_dctl *)shmi_dstate.ctl;
+    if (slot * (size_t)n <= SHMI_DC_SCRATCH_HALF) {
+        shmi_tg_sync<G>(); /* the group's source is written; no thread is in a barrier */
+        /* Every PE has done the same barriers (all on the world), so the
+         * epoch, and with it the half, is the same on every PE. */
+        const unsigned long long e = *(volatile unsigned long long *)&c->epoch;
+        char *half = (char *)c + SHMI_DC_SCRATCH_OFF + (e & 1) * SHMI_DC_SCRATCH_HALF;
+        if (bytes)
+            for (int i = 0; i < n; i++) {
+                int p = (me + i) % n;
+                shmi_d_copy(shmi_d_peer(fn, half + (size_t)me * slot, p), src, bytes, tid, nth);
+            }
+        shmi_tg_barrier<G>(1);
+        for (size_t i = tid; i < nreduce; i += nth) {
+            T acc = shmi_d_ldcg((const T *)half + i);
+            for (int r = 1; r < n; r++) acc = OP::f(acc, shmi_d_ldcg((const T *)(half + (size_t)r * slot) + i));
+            dest[i] = acc;
+        }
+        shmi_tg_sync<G>();
+        return 0;
+    }
+    /* Two shots; in place is fine: PE p writes only slice p of its dest in
+     * the first, which only PE p reads. */
+    for (int r = 0; r < n; r++) {
+        shmi_d_check(fn, src, r);
+        shmi_d_check(fn, dest, r);
+    }
+    const size_t chunk = (nreduce + n - 1) / n;
+    shmi_tg_barrier<G>(1); /* every source is ready */
+    {
+        size_t lo = (size_t)me * chunk < nreduce ? (size_t)me * chunk : nreduce;
+        size_t hi = lo + chunk < nreduce ? lo + chunk : nreduce;
+        shmi_dc_combine<T, OP>(dest, src, lo, hi, tid, nth);
+    }
+    shmi_tg_barrier<G>(1); /* every slice is reduced */
+    for (int i = 1; i < n; i++) {
+        int p = (me + i) % n;
+        size_t lo = (size_t)p * chunk < nreduce ? (size_t)p * chunk : nreduce;
+        size_t hi = lo + chunk < nreduce ? lo + chunk : nreduce;
+        if (hi > lo)
+            shmi_d_copy_g<true>(dest + lo, shmi_d_peer_nc(dest + lo, p), (hi - lo) * sizeof(T), tid, nth);
+    }
+    shmi_tg_barrier<G>(1); /* every PE has every slice */
+    return 0;
+}
+
+template <int G, typename T, typename OP>
+SHMI_DEV int shmi_dc_reducescatter(const char *fn, nvshmem_team_t team, T *dest, const T *src,
+                                   size_t nreduce)
+{
+    shmi_d_team_check(fn, team);
+    const int n = shmi_dstate.npes, me = shmi_dstate.me;
+    const unsigned tid = shmi_tg_tid<G>(), nth = shmi_tg_size<G>();
+    const size_t bytes = nreduce * sizeof(T);
+    uintptr_t d = (uintptr_t)dest, s = (uintptr_t)src;
+    if (bytes && d < s + bytes * (size_t)n && s < d + bytes) {
+        printf("[pe %d] symheap error: %s: dest=%p (%llu bytes) overlaps source=%p (%d blocks of "
+               "%llu bytes): give dest a buffer of its own\n", me, fn, (void *)dest,
+               (unsigned long long)bytes, (const void *)src, n, (unsigned long long)bytes);
+        __trap();
+    }
+    const T *mine = src + (size_t)me * nreduce;
+    for (int r = 0; r < n; r++) shmi_d_check(fn, mine, r);
+    shmi_tg_barrier<G>(1);
+    shmi_dc_combine<T, OP>(dest, mine, 0, nreduce, tid, nth);
+    shmi_tg_barrier<G>(1); /* sources stay until every PE has read its block */
+    return 0;
+}
+
+/* ---- Kernels of the _on_stream forms: one block runs the block form ------------------------ */
+static __global__ void __launch_bounds__(SHMI_DC_STREAM_THREADS)
+shmi_k_bcast(nvshmem_team_t team, void *d, const void *s, size_t bytes, int root)
+{ shmi_dc_broadcast<SHMI_TG_BLOCK>("nvshmemx_broadcast_on_stream", team, d, s, bytes, root); }
+template <bool A2A>
+static __global__ void __launch_bounds__(SHMI_DC_STREAM_THREADS)
+shmi_k_gather(nvshmem_team_t team, void *d, const void *s, size_t bytes)
+{
+    shmi_dc_gather<SHMI_TG_BLOCK, A2A>(A2A ? "nvshmemx_alltoall_on_stream"
+                                           : "nvshmemx_fcollect_on_stream", team, d, s, bytes);
+}
+template <typename T, typename OP, bool RS>
+static __global__ void __launch_bounds__(SHMI_DC_STREAM_THREADS)
+shmi_k_reduce(nvshmem_team_t team, T *d, const T *s, size_t n)
+{
+    if (RS) shmi_dc_reducescatter<SHMI_TG_BLOCK, T, OP>("nvshmemx_reducescatter_on_stream", team, d, s, n);
+    else shmi_dc_reduce<SHMI_TG_BLOCK, T, OP>("nvshmemx_reduce_on_stream", team, d, s, n);
+}
+/* 0, or NVSHMEMX_ERROR_INTERNAL with a message when the launch failed. */
+static inline int shmi_h_launched(const char *fn)
+{
+    cudaError_t e = cudaPeekAtLastError();
+    if (e == cudaSuccess) return 0;
+    fprintf(stderr, "[pe %d] symheap error: %s: kernel launch failed: %s\n", shmem_my_pe(), fn,
+            cudaGetErrorString(e));
+    return NVSHMEMX_ERROR_INTERNAL;
+}
+
+static inline int nvshmemx_barrier_on_stream(nvshmem_team_t team, cudaStream_t stream)
+{
+    if (int rc = shmi_h_team_check("nvshmemx_barrier_on_stream", team)) return rc;
+    shmi_k_barrier<<<1, 1, 0, stream>>>(1);
+    return shmi_h_launched("nvshmemx_barrier_on_stream");
+}
+static inline int nvshmemx_team_sync_on_stream(nvshmem_team_t team, cudaStream_t stream)
+{
+    if (int rc = shmi_h_team_check("nvshmemx_team_sync_on_stream", team)) return rc;
+    shmi_k_barrier<<<1, 1, 0, stream>>>(0);
+    return shmi_h_launched("nvshmemx_team_sync_on_stream");
+}
+
+/* ---- Untyped forms ----------------------------------------------------------------------- */
+SHMI_HD int nvshmem_broadcastmem(nvshmem_team_t team, void *dest, const void *source, size_t bytes,
+                                 int PE_root)
+{
+    SHMI_ON_DEVICE(return shmi_dc_broadcast<SHMI_TG_THREAD>("nvshmem_broadcastmem", team, dest,
+                                                            source, bytes, PE_root);)
+    SHMI_ON_HOST(return shmem_broadcastmem(nvshmemi_team(team), dest, source, bytes, PE_root);)
+}
+SHMI_HD int nvshmem_fcollectmem(nvshmem_team_t team, void *dest, const void *source, size_t bytes)
+{
+    SHMI_ON_DEVICE(return shmi_dc_gather<SHMI_TG_THREAD, false>("nvshmem_fcollectmem", team, dest,
+                                                                source, bytes);)
+    SHMI_ON_HOST(return shmem_fcollectmem(nvshmemi_team(team), dest, source, bytes);)
+}
+SHMI_HD int nvshmem_alltoallmem(nvshmem_team_t team, void *dest, const void *source, size_t bytes)
+{
+    SHMI_ON_DEVICE(return shmi_dc_gather<SHMI_TG_THREAD, true>("nvshmem_alltoallmem", team, dest,
+                                                               source, bytes);)
+    SHMI_ON_HOST(return shmem_alltoallmem(nvshmemi_team(team), dest, source, bytes);)
+}
+#define SHMI_DC_MEM(SUFFIX, G)                                                                 \
+    SHMI_DEV int nvshmemx_broadcastmem##SUFFIX(nvshmem_team_t team, void *dest,                \
+                                               const void *source, size_t bytes, int PE_root)  \
+    { return shmi_dc_broadcast<G>("nvshmemx_broadcastmem" #SUFFIX, team, dest, source, bytes,  \
+                                  PE_root); }                                                  \
+    SHMI_DEV int nvshmemx_fcollectmem##SUFFIX(nvshmem_team_t team, void *dest,                 \
+                                              const void *source, size_t bytes)                \
+    { return shmi_dc_gather<G, false>("nvshmemx_fcollectmem" #SUFFIX, team, dest, source,     \
+                                      bytes); }                                                \
+    SHMI_DEV int nvshmemx_alltoallmem##SUFFIX(nvshmem_team_t team, void *dest,                 \
+                                              const void *source, size_t bytes)                \
+    { return shmi_dc_gather<G, true>("nvshmemx_alltoallmem" #SUFFIX, team, dest, source,      \
+                                     bytes); }
+SHMI_DC_MEM(_warp, SHMI_TG_WARP)
+SHMI_DC_MEM(_block, SHMI_TG_BLOCK)
+#undef SHMI_DC_MEM
+static inline int nvshmemx_broadcastmem_on_stream(nvshmem_team_t team, void *dest,
+                                                  const void *source, size_t bytes, int PE_root,
+                                                  cudaStream_t stream)
+{
+    if (int rc = shmi_h_team_check("nvshmemx_broadcastmem_on_stream", team)) return rc;
+    shmi_k_bcast<<<1, SHMI_DC_STREAM_THREADS, 0, stream>>>(team, dest, source, bytes, PE_root);
+    return shmi_h_launched("nvshmemx_broadcastmem_on_stream");
+}
+static inline int nvshmemx_fcollectmem_on_stream(nvshmem_team_t team, void *dest,
+                                                 const void *source, size_t bytes,
+                                                 cudaStream_t stream)
+{
+    if (int rc = shmi_h_team_check("nvshmemx_fcollectmem_on_stream", team)) return rc;
+    shmi_k_gather<false><<<1, SHMI_DC_STREAM_THREADS, 0, stream>>>(team, dest, source, bytes);
+    return shmi_h_launched("nvshmemx_fcollectmem_on_stream");
+}
+static inline int nvshmemx_alltoallmem_on_stream(nvshmem_team_t team, void *dest,
+                                                 const void *source, size_t bytes,
+                                                 cudaStream_t stream)
+{
+    if (int rc = shmi_h_team_check("nvshmemx_alltoallmem_on_stream", team)) return rc;
+    shmi_k_gather<true><<<1, SHMI_DC_STREAM_THREADS, 0, stream>>>(team, dest, source, bytes);
+    return shmi_h_launched("nvshmemx_alltoallmem_on_stream");
+}
+
+/* ---- Typed families from the type tables ----------------------------------------------------
+ * The typed _on_stream reductions are function templates with one defaulted
+ * parameter, called as plain functions: their kernels are compiled only
+ * where a program calls them (all of them in every unit would cost half a
+ * minute of compilation per file).
+ * SHMI_DC_FN(N, decl, host-body, device-body...): __host__ __device__, or a
+ * host-only inline for the host-only rows (long double, complex).  The
+ * device body is last so that template arguments' commas need no care. */
+#define SHMI_DC_FN(N, decl, host, ...) SHMI_DV_CAT(SHMI_DC_FN_, SHMI_DV_IS_HOSTONLY(N))(decl, host, __VA_ARGS__)
+#define SHMI_DC_FN_0(decl, host, ...) SHMI_HD decl { SHMI_ON_DEVICE(__VA_ARGS__) SHMI_ON_HOST(host) }
+#define SHMI_DC_FN_1(decl, host, ...) static inline decl { host }
+
+#define SHMI_DC_COLL_G(N, T, SUFFIX, G)                                                            \
+    SHMI_DEV int nvshmemx_##N##_broadcast##SUFFIX(nvshmem_team_t team, T *dest, const T *source,  \
+                                                  size_t nelems, int PE_root)                      \
+    { return shmi_dc_broadcast<G>("nvshmemx_" #N "_broadcast" #SUFFIX, team, dest, source,        \
+                                  nelems * sizeof(T), PE_root); }                                  \
+    SHMI_DEV int nvshmemx_##N##_fcollect##SUFFIX(nvshmem_team_t team, T *dest, const T *source,   \
+                                                 size_t nelems)                                    \
+    { return shmi_dc_gather<G, false>("nvshmemx_" #N "_fcollect" #SUFFIX, team, dest, source,     \
+                                      nelems * sizeof(T)); }                                       \
+    SHMI_DEV int nvshmemx_##N##_alltoall##SUFFIX(nvshmem_team_t team, T *dest, const T *source,   \
+                                                 size_t nelems)                                    \
+    { return shmi_dc_gather<G, true>("nvshmemx_" #N "_alltoall" #SUFFIX, team, dest, source,      \
+                                     nelems * sizeof(T)); }
+#define SHMI_DC_COLL(N, T, A, B, S, G)                                                             \
+    SHMI_DC_FN(N, int nvshmem_##N##_broadcast(nvshmem_team_t team, T *dest, const T *source,      \
+                                              size_t nelems, int PE_root),                         \
+               return shmem_##N##_broadcast(nvshmemi_team(team), dest, source, nelems, PE_root);, \
+               return shmi_dc_broadcast<SHMI_TG_THREAD>("nvshmem_" #N "_broadcast", team, dest,   \
+                                                        source, nelems * sizeof(T), PE_root);)     \
+    SHMI_DC_FN(N, int nvshmem_##N##_fcollect(nvshmem_team_t team, T *dest, const T *source,       \
+                                             size_t nelems),                                       \
+               return shmem_##N##_fcollect(nvshmemi_team(team), dest, source, nelems);,           \
+               return shmi_dc_gather<SHMI_TG_THREAD, false>("nvshmem_" #N "_fcollect", team,      \
+                                                            dest, source, nelems * sizeof(T));)    \
+    SHMI_DC_FN(N, int nvshmem_##N##_alltoall(nvshmem_team_t team, T *dest, const T *source,       \
+                                             size_t nelems),                                       \
+               return shmem_##N##_alltoall(nvshmemi_team(team), dest, source, nelems);,           \
+               return shmi_dc_gather<SHMI_TG_THREAD, true>("nvshmem_" #N "_alltoall", team,       \
+                                                           dest, source, nelems * sizeof(T));)     \
+    SHMI_DV_DEVONLY(N,                                                                             \
+    SHMI_DC_COLL_G(N, T, _warp, SHMI_TG_WARP)                                                      \
+    SHMI_DC_COLL_G(N, T, _block, SHMI_TG_BLOCK)                                                    \
+    static inline int nvshmemx_##N##_broadcast_on_stream(nvshmem_team_t team, T *dest,            \
+                                                         const T *source, size_t nelems,           \
+                                                         int PE_root, cudaStream_t stream)         \
+    { return nvshmemx_broadcastmem_on_stream(team, dest, source, nelems * sizeof(T), PE_root,     \
+                                             stream); }                                            \
+    static inline int nvshmemx_##N##_fcollect_on_stream(nvshmem_team_t team, T *dest,             \
+                                                        const T *source, size_t nelems,            \
+                                                        cudaStream_t stream)                       \
+    { return nvshmemx_fcollectmem_on_stream(team, dest, source, nelems * sizeof(T), stream); }    \
+    static inline int nvshmemx_##N##_alltoall_on_stream(nvshmem_team_t team, T *dest,             \
+                                                        const T *source, size_t nelems,            \
+                                                        cudaStream_t stream)                       \
+    { return nvshmemx_alltoallmem_on_stream(team, dest, source, nelems * sizeof(T), stream); })
+SHMEM_TYPE_TABLE(SHMI_DC_COLL)
+#undef SHMI_DC_COLL
+#undef SHMI_DC_COLL_G
+
+#define SHMI_DC_RED_G(N, T, OP, SUFFIX, G)                                                         \
+    SHMI_DEV int nvshmemx_##N##_##OP##_reduce##SUFFIX(nvshmem_team_t team, T *dest,               \
+                                                      const T *source, size_t nreduce)             \
+    { return shmi_dc_reduce<G, T, shmi_op_##OP>("nvshmemx_" #N "_" #OP "_reduce" #SUFFIX, team,   \
+                                                dest, source, nreduce); }                          \
+    SHMI_DEV int nvshmemx_##N##_##OP##_reducescatter##SUFFIX(nvshmem_team_t team, T *dest,        \
+                                                             const T *source, size_t nreduce)      \
+    { return shmi_dc_reducescatter<G, T, shmi_op_##OP>(                                           \
+          "nvshmemx_" #N "_" #OP "_reducescatter" #SUFFIX, team, dest, source, nreduce); }
+#define SHMI_DC_RED1(N, T, OP)                                                                     \
+    SHMI_DC_FN(N, int nvshmem_##N##_##OP##_reduce(nvshmem_team_t team, T *dest, const T *source,  \
+                                                  size_t nreduce),                                 \
+               return shmem_##N##_##OP##_reduce(nvshmemi_team(team), dest, source, nreduce);,     \
+               return shmi_dc_reduce<SHMI_TG_THREAD, T, shmi_op_##OP>(                            \
+                   "nvshmem_" #N "_" #OP "_reduce", team, dest, source, nreduce);)                 \
+    SHMI_DC_FN(N, int nvshmem_##N##_##OP##_reducescatter(nvshmem_team_t team, T *dest,            \
+                                                         const T *source, size_t nreduce),         \
+               return nvshmemi_##N##_##OP##_reducescatter(team, dest, source, nreduce);,          \
+               return shmi_dc_reducescatter<SHMI_TG_THREAD, T, shmi_op_##OP>(                     \
+                   "nvshmem_" #N "_" #OP "_reducescatter", team, dest, source, nreduce);)          \
+    SHMI_DV_DEVONLY(N,                                                                             \
+    SHMI_DC_RED_G(N, T, OP, _warp, SHMI_TG_WARP)                                                   \
+    SHMI_DC_RED_G(N, T, OP, _block, SHMI_TG_BLOCK)                                                 \
+    template <int SHMI_UNUSED = 0>                                                                 \
+    static inline int nvshmemx_##N##_##OP##_reduce_on_stream(nvshmem_team_t team, T *dest,       \
+                                                             const T *source, size_t nreduce,      \
+                                                             cudaStream_t stream)                  \
+    {                                                                                              \
+        const char *fn = "nvshmemx_" #N "_" #OP "_reduce_on_stream";                              \
+        if (int rc = shmi_h_team_check(fn, team)) return rc;                                       \
+        shmi_k_reduce<T, shmi_op_##OP, false><<<1, SHMI_DC_STREAM_THREADS, 0, stream>>>(           \
+            team, dest, source, nreduce);                                                          \
+        return shmi_h_launched(fn);                                                                \
+    }                                                                                              \
+    template <int SHMI_UNUSED = 0>                                                                 \
+    static inline int nvshmemx_##N##_##OP##_reducescatter_on_stream(                               \
+        nvshmem_team_t team, T *dest, const T *source, size_t nreduce, cudaStream_t stream)        \
+    {                                                                                              \
+        const char *fn = "nvshmemx_" #N "_" #OP "_reducescatter_on_stream";                       \
+        if (int rc = shmi_h_team_check(fn, team)) return rc;                                       \
+        shmi_k_reduce<T, shmi_op_##OP, true><<<1, SHMI_DC_STREAM_THREADS, 0, stream>>>(            \
+            team, dest, source, nreduce);                                                          \
+        return shmi_h_launched(fn);                                                                \
+    })
+#define SHMI_DC_RED(N, T, B, O, G)                                                                 \
+    SHMI_WHEN_##B##_BIT(SHMI_DC_RED1(N, T, and) SHMI_DC_RED1(N, T, or) SHMI_DC_RED1(N, T, xor))   \
+    SHMI_WHEN_##O##_ORD(SHMI_DC_RED1(N, T, max) SHMI_DC_RED1(N, T, min))                          \
+    SHMI_DC_RED1(N, T, sum) SHMI_DC_RED1(N, T, prod)
+SHMEM_REDUCE_TABLE(SHMI_DC_RED)
+#undef SHMI_DC_RED
+#undef SHMI_DC_RED1
+#undef SHMI_DC_RED_G
+
+/* ---- How many PEs share this PE's GPU (nvshmemx_collective_launch) ----------------------------
+ * Every PE's control block holds its GPU's identity (publish, at
+ * nvshmem_init, which ends with a barrier); the PEs with ours, or with none
+ * yet, count.  Device barriers need every PE's grid resident at once, so
+ * each PE of a GPU gets 1/k of it. */
+static inline int shmi_gpu_sharers(void)
+{
+    static int cached;
+    if (cached) return cached;
+    const shmemx_gpu_state_t *st = &shmi_hstate;
+    if (st->npes <= 0) return 1; /* no GPU heap (yet): no device barrier can run */
+    unsigned long long mine = 0, theirs = 0;
+    if (shmi_h_copy(&mine, (const char *)(uintptr_t)st->ctl + SHMI_DCTL_GPU_ID, sizeof mine) !=
+        cudaSuccess)
+        return st->npes;
+    int k = 0;
+    for (int p = 0; p < st->npes; p++) {
+        uint64_t a = st->ctl + SHMI_DCTL_GPU_ID;
+        if (p != st->me) a = a - st->base + st->slots + (uint64_t)p * st->size;
+        if (p == st->me ||
+            shmi_h_copy(&theirs, (const void *)(uintptr_t)a, sizeof theirs) != cudaSuccess ||
+            theirs == 0 || theirs == mine)
+            k++;
+    }
+    return cached = k > 0 ? k : 1;
+}
+
+#endif /* SYMHEAP_NVSHMEM_COLL_DEVICE_CUH */
