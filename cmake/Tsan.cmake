@@ -37,6 +37,10 @@ set(_shmi_tsan_skip
   "multinode_coll_2x4: as multinode_rma_2x1"
   "multinode_coll_2x1: as multinode_rma_2x1"
   "multinode_coll_2x2: as multinode_rma_2x1"
+  "multinode_aset_2x1: as multinode_rma_2x1"
+  "multinode_aset_2x2: as multinode_rma_2x1"
+  "multinode_selftest_2x1: as multinode_rma_2x1"
+  "multinode_selftest_2x2: as multinode_rma_2x1"
   "pmix_multinode: as multinode_rma_2x1 (two simulated nodes, UCX between them)"
   "tools_symcc_cu: symcc's nvcc command leaves out the sanitizer link flags, so libtsan is not loaded first and crashes at start (tools/symcc.in: pass them with -Xcompiler)")
 set(_shmi_names "")
