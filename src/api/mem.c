@@ -26,6 +26,7 @@
 #include "core/state.h"
 #include "core/mem_device.h" /* GPU heap dispatch (issue 7) */
 #include "util/err.h"
+#include "util/num.h"
 
 #include <shmem.h>
 #include <shmemx.h>
@@ -145,7 +146,8 @@ void *shmem_calloc(size_t count, size_t size)
     shmi_check_running("shmem_calloc");
     shmi_report_poll();
     if (count == 0 || size == 0) return NULL;
-    if (count > SIZE_MAX / size) {
+    size_t bytes;
+    if (shmi_mul_overflows(count, size, &bytes)) {
         /* Same on every PE, so every PE returns NULL without a barrier. */
         if (shmi_g.me == 0)
             shmi_log_warn("shmem_calloc(%zu, %zu): count * size overflows size_t; "
@@ -153,8 +155,8 @@ void *shmem_calloc(size_t count, size_t size)
         return NULL;
     }
     if (shmi_gpu_default()) return shmi_gpu_calloc("shmem_calloc", count, size);
-    return sym_alloc("shmem_calloc", SHMI_OP_CALLOC, count * size, SHMI_ALLOC_MIN_ALIGN, count,
-                     size, 1, SHMI_CALLER());
+    return sym_alloc("shmem_calloc", SHMI_OP_CALLOC, bytes, SHMI_ALLOC_MIN_ALIGN, count, size, 1,
+                     SHMI_CALLER());
 }
 
 void *shmem_align(size_t alignment, size_t size)
@@ -318,7 +320,7 @@ void *shmemx_calloc_with_hints(size_t count, size_t size, long hints)
     shmi_check_running(fn);
     if (!shmi_gpu_hinted(fn, hints)) return shmem_calloc(count, size);
     if (count == 0 || size == 0) return NULL;
-    if (count > SIZE_MAX / size) {
+    if (shmi_mul_overflows(count, size, NULL)) {
         if (shmi_g.me == 0)
             shmi_log_warn("%s(%zu, %zu): count * size overflows size_t; returning NULL", fn,
                           count, size);

@@ -46,20 +46,13 @@
 #include "core/hooks.h"
 #include "core/team.h"
 #include "transport/ucx.h" /* SHMI_UCX_UNTRACKED */
+#include "util/num.h"
 
 #include <shmem.h>
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static size_t bytes(const char *fn, size_t nelems, size_t elem)
-{
-    if (elem && nelems > SIZE_MAX / elem)
-        shmi_fatal("%s: nelems=%zu elements of %zu bytes overflow size_t: a negative count "
-                   "converted to size_t?", fn, nelems, elem);
-    return nelems * elem;
-}
 
 /* Member `rank`'s copy of symmetric address a (already checked on our PE). */
 static inline char *at(const struct shmem_team_s *t, const void *a, int rank)
@@ -155,7 +148,7 @@ static int broadcast(const char *fn, shmem_team_t team, void *dest, const void *
     shmi_check_running(fn);
     struct shmem_team_s *t = shmi_team_get(fn, team);
     check_root(fn, t, root);
-    size_t n = bytes(fn, nelems, elem);
+    size_t n = shmi_nbytes(fn, nelems, elem);
     int gpu = n && (shmi_gpu_has(dest) || shmi_gpu_has(source));
     char *d = n && !gpu ? shmi_sym(fn, "dest", dest, n, shmi_g.me) : NULL;
     int rpe = shmi_team_pe(t, root);
@@ -196,7 +189,7 @@ static int fcollect(const char *fn, shmem_team_t team, void *dest, const void *s
 {
     shmi_check_running(fn);
     struct shmem_team_s *t = shmi_team_get(fn, team);
-    size_t n = bytes(fn, nelems, elem), total = bytes(fn, n, (size_t)t->size);
+    size_t n = shmi_nbytes(fn, nelems, elem), total = shmi_nbytes(fn, n, (size_t)t->size);
     char *d = n ? shmi_sym(fn, "dest", dest, total, shmi_g.me) : NULL;
     if (n) shmi_sym(fn, "source", source, n, shmi_g.me);
     no_overlap(fn, dest, total, source, n);
@@ -241,7 +234,7 @@ static int collect(const char *fn, shmem_team_t team, void *dest, const void *so
 {
     shmi_check_running(fn);
     struct shmem_team_s *t = shmi_team_get(fn, team);
-    uint64_t n = bytes(fn, nelems, elem);
+    uint64_t n = shmi_nbytes(fn, nelems, elem);
     if (n) shmi_sym(fn, "source", source, n, shmi_g.me);
     if (n && n <= SHMI_STAGE_BYTES) memcpy(shmi_team_stage_next(t), source, n);
     uint64_t seq = shmi_team_enter(t, fn, SHMI_OP_COLLECT, elem, 0, shmi_sym_key(dest), &n, 1);
@@ -280,7 +273,7 @@ static int alltoall(const char *fn, shmem_team_t team, void *dest, const void *s
 {
     shmi_check_running(fn);
     struct shmem_team_s *t = shmi_team_get(fn, team);
-    size_t n = bytes(fn, nelems, elem), span = bytes(fn, n, (size_t)t->size);
+    size_t n = shmi_nbytes(fn, nelems, elem), span = shmi_nbytes(fn, n, (size_t)t->size);
     char *d = n ? shmi_sym(fn, "dest", dest, span, shmi_g.me) : NULL;
     if (n) shmi_sym(fn, "source", source, span, shmi_g.me);
     no_overlap(fn, dest, span, source, span);
@@ -324,7 +317,7 @@ static void copy_strided(char *d, size_t dst, const char *s, size_t sst, size_t 
 /* Bytes spanned by count elements of elem bytes, stride elements apart. */
 static size_t strided_span(const char *fn, size_t count, ptrdiff_t stride, size_t elem)
 {
-    return count ? bytes(fn, bytes(fn, count - 1, (size_t)stride) + 1, elem) : 0;
+    return count ? shmi_nbytes(fn, shmi_nbytes(fn, count - 1, (size_t)stride) + 1, elem) : 0;
 }
 
 static int alltoalls(const char *fn, shmem_team_t team, void *dest, const void *source,
@@ -334,7 +327,7 @@ static int alltoalls(const char *fn, shmem_team_t team, void *dest, const void *
     struct shmem_team_s *t = shmi_team_get(fn, team);
     if (dst < 1 || sst < 1)
         shmi_fatal("%s: strides dst=%td sst=%td must be >= 1 (in elements)", fn, dst, sst);
-    size_t all = bytes(fn, nelems, (size_t)t->size);
+    size_t all = shmi_nbytes(fn, nelems, (size_t)t->size);
     size_t dspan = strided_span(fn, all, dst, elem), sspan = strided_span(fn, all, sst, elem);
     char *d = all ? shmi_sym(fn, "dest", dest, dspan, shmi_g.me) : NULL;
     if (all) shmi_sym(fn, "source", source, sspan, shmi_g.me);

@@ -24,6 +24,7 @@
 #include "heap/mkind_cuda.h"
 #include "transport/cuda.h"
 #include "util/err.h"
+#include "util/num.h"
 
 #include <shmem.h>
 #include <shmemx.h>
@@ -276,7 +277,9 @@ void *shmi_gpu_malloc(const char *fn, size_t size, long hints)
 
 void *shmi_gpu_calloc(const char *fn, size_t count, size_t size)
 {
-    return gpu_alloc(fn, SHMI_OP_GPU_CALLOC, count * size, SHMI_ALLOC_MIN_ALIGN, count, size, 1);
+    size_t bytes;
+    if (shmi_mul_overflows(count, size, &bytes)) return NULL; /* as shmem_calloc */
+    return gpu_alloc(fn, SHMI_OP_GPU_CALLOC, bytes, SHMI_ALLOC_MIN_ALIGN, count, size, 1);
 }
 
 void *shmi_gpu_align(const char *fn, size_t alignment, size_t size)

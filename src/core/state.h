@@ -18,6 +18,7 @@
 #include "transport/tp.h"
 #include "util/env.h"
 #include "util/log.h"
+#include "util/num.h" /* shmi_mul_overflows, for every file that counts bytes */
 
 #define SHMI_BAR_ROUNDS 16 /* dissemination rounds: up to 65536 PEs */
 

@@ -7,13 +7,13 @@
  * sums, exact resize-in-place predictions); a scaling run prints ns/op with
  * 10, 10^3 and 10^5 live blocks and fails only past a 10 s bound. */
 #include "heap/alloc.h"
+#include "util/clock.h"
 #include "util/err.h"
 
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 static int fails;
 
@@ -49,13 +49,6 @@ static uint64_t rnd(uint64_t *s)
     x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
     x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
     return x ^ (x >> 31);
-}
-
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
 static shmi_alloc_t *make(size_t size)
@@ -640,7 +633,7 @@ static void test_random(uint64_t seed, int ops)
     uint64_t s = seed;
     int spurious = 0, start = fails;
     size_t max_live = 0, enomem = 0;
-    double t0 = now();
+    double t0 = shmi_clock_s();
     for (int op = 0; op < ops && fails - start < 10; op++) {
         /* Phases steer the fill level to 30%, 70%, then past 100%:
          * roomy, fragmented and exhausted heaps all get their turn. */
@@ -667,7 +660,7 @@ static void test_random(uint64_t seed, int ops)
     struct shmi_alloc_stats st = stats(a);
     printf("random seed %llu: %d ops in %.2f s, max %zu live, peak %zu of %zu KiB, "
            "%llu allocs, %zu ENOMEM (%d past the slow-path bounds though a range fit)\n",
-           (unsigned long long)seed, ops, now() - t0, max_live, st.peak_used / KiB,
+           (unsigned long long)seed, ops, shmi_clock_s() - t0, max_live, st.peak_used / KiB,
            m.heap / KiB, (unsigned long long)st.allocs, enomem, spurious);
     shmi_alloc_destroy(a);
     free(m.off);
@@ -735,19 +728,19 @@ static void scale(size_t n, double *total)
     for (size_t i = 0; i < n; i += 2)
         live[i] = GET(a, 16 + rnd(&s) % 4096, 16 << (rnd(&s) % 4));
     enum { ITERS = 200000 };
-    double t0 = now();
+    double t0 = shmi_clock_s();
     for (int k = 0; k < ITERS; k++) {
         size_t i = rnd(&s) % n;
         CHECK_RC(shmi_alloc_free(a, live[i]), SHMI_OK);
         live[i] = GET(a, 16 + rnd(&s) % 4096, 16 << (rnd(&s) % 4));
     }
-    double t1 = now();
+    double t1 = shmi_clock_s();
     size_t sum = 0;
     for (int k = 0; k < ITERS; k++)
         sum += find(a, rnd(&s) % (end + 1)).span;
-    double t2 = now();
+    double t2 = shmi_clock_s();
     CHECK_OK(a);
-    double t3 = now();
+    double t3 = shmi_clock_s();
     CHECK(sum > 0);
     printf("scale: %6zu live, %5zu free ranges: free+alloc %6.0f ns/pair, find %5.0f ns, "
            "check %.2f ms\n", n, stats(a).free_ranges, (t1 - t0) * 1e9 / ITERS,
@@ -759,11 +752,11 @@ static void scale(size_t n, double *total)
 
 static void test_scale(void)
 {
-    double total = 0, t0 = now();
+    double total = 0, t0 = shmi_clock_s();
     scale(10, &total);
     scale(1000, &total);
     scale(100000, &total);
-    double all = now() - t0;
+    double all = shmi_clock_s() - t0;
     if (all > 10.0) {
         fprintf(stderr, "scaling run took %.1f s (bound 10 s): not O(log n)?\n", all);
         fails++;

@@ -14,6 +14,7 @@
  * PE (owner, local index and each PE's global index list): O(1) lookups. */
 #include "ext/dist/dist_impl.h"
 #include "core/state.h"
+#include "util/num.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -135,7 +136,7 @@ static struct shmemx_dist_s *describe(const char *fn, size_t n, size_t elem, shm
 {
     shmi_check_running(fn);
     check_layout(fn, lay, elem);
-    if (n && elem > SIZE_MAX / n)
+    if (shmi_mul_overflows(n, elem, NULL))
         shmi_fatal("%s: n=%zu elements of %zu bytes overflows size_t: a negative count "
                    "converted to size_t?", fn, n, elem);
     struct shmemx_dist_s *d = calloc(1, sizeof *d);

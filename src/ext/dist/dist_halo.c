@@ -21,6 +21,7 @@
  * with 1 or 2 PEs along a dimension), and epochs only grow (no reset). */
 #include "ext/dist/dist_impl.h"
 #include "core/state.h"
+#include "util/num.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -119,8 +120,9 @@ static struct shmemx_halo_s *create(const char *fn, size_t nrows, size_t ncols, 
     check_width(fn, "rows", nrows, pr, wr, flags & SHMEMX_HALO_PERIODIC_ROWS);
     check_width(fn, "columns", ncols, pc, wc, flags & SHMEMX_HALO_PERIODIC_COLS);
     size_t maxr = bcount(nrows, pr, 0), maxc = bcount(ncols, pc, 0);
-    size_t pitch = maxc + 2 * wc, rows = maxr + 2 * wr;
-    if (maxr && maxc && (rows > SIZE_MAX / pitch || rows * pitch > SIZE_MAX / elem))
+    size_t pitch = maxc + 2 * wc, rows = maxr + 2 * wr, cells;
+    if (maxr && maxc &&
+        (shmi_mul_overflows(rows, pitch, &cells) || shmi_mul_overflows(cells, elem, NULL)))
         shmi_fatal("%s: %zu x %zu elements of %zu bytes overflows size_t", fn, nrows, ncols, elem);
     struct shmemx_halo_s *h = calloc(1, sizeof *h);
     if (!h) shmi_fatal("%s: out of private memory", fn);

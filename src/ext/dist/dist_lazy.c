@@ -42,6 +42,7 @@
  * unprivileged userfaultfd is often disabled. */
 #include "ext/dist/dist_impl.h"
 #include "core/state.h"
+#include "util/num.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -350,7 +351,8 @@ void *shmi_lazy_create(const char *fn, size_t nelems, size_t elem, size_t block_
     shmi_fill_check(fn, fill);
     if (elem == 0)
         shmi_fatal("%s: elem_size is 0: pass the size of one element, e.g. sizeof(double)", fn);
-    if (nelems > SIZE_MAX / 2 / elem)
+    size_t bytes;
+    if (shmi_mul_overflows(nelems, elem, &bytes) || bytes > SIZE_MAX / 2)
         shmi_fatal("%s: nelems=%zu elements of %zu bytes overflows size_t", fn, nelems, elem);
     size_t block = block_size(fn, block_bytes, elem);
     *out = NULL;
