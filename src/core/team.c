@@ -61,6 +61,7 @@ void shmi_team_init(void)
     for (int i = 2; strided && i < n; i++) strided = b->local_pes[i] - b->local_pes[i - 1] == stride;
     struct shmem_team_s node = { s0, stride, n, b->local_rank, 1, 1, 0, 0, { 0 }, 0, 0, NULL };
     if (!strided) node = (struct shmem_team_s){ shmi_g.me, 1, 1, 0, 1, 1, 0, 0, { 0 }, 0, 0, NULL };
+    SHMI_ASSERT(shmi_team_pe(&node, node.rank) == shmi_g.me);
     shmi_team_shared_s = node;
     memset(teams, 0, sizeof teams);
     memset(slot_used, 0, sizeof slot_used);
@@ -69,11 +70,14 @@ void shmi_team_init(void)
 
 int shmi_team_rank_of(const struct shmem_team_s *t, int pe)
 {
+    SHMI_ASSERT(t->size >= 1 && (t->stride != 0 || t->size == 1));
     if (t->stride == 0) return pe == t->start ? 0 : -1;
     int d = pe - t->start;
     if (d % t->stride) return -1;
     int i = d / t->stride;
-    return i >= 0 && i < t->size ? i : -1;
+    if (i < 0 || i >= t->size) return -1;
+    SHMI_ASSERT(shmi_team_pe(t, i) == pe); /* the two translations are inverses */
+    return i;
 }
 
 struct shmem_team_s *shmi_team_get(const char *fn, shmem_team_t team)
@@ -242,10 +246,13 @@ static void no_slot_why(char *why, size_t len)
 static shmem_team_t make_team(const struct shmem_team_s *p, int slot, int pstart, int pstride,
                               int size, int rank, const shmem_team_config_t *config, long mask)
 {
+    SHMI_ASSERT(slot >= 2 && slot < SHMI_TEAM_MAX && !(slot_used[slot / 64] >> (slot % 64) & 1));
     struct shmem_team_s *t = &teams[slot];
     shmi_team_hier_free(t);
     *t = (struct shmem_team_s){ shmi_team_pe(p, pstart), p->stride * pstride, size, rank,
                                 slot, 1, 0, 0, { 0 }, 0, 0, NULL };
+    SHMI_ASSERT(shmi_team_pe(t, rank) == shmi_g.me); /* we are the member we say */
+    SHMI_ASSERT(shmi_team_rank_of(p, shmi_team_pe(t, size - 1)) >= 0); /* inside the parent */
     t->net = p->net && spans_nodes(t);
     if ((mask & SHMEM_TEAM_NUM_CONTEXTS) && config) t->config.num_contexts = config->num_contexts;
     slot_used[slot / 64] |= 1ull << (slot % 64);
