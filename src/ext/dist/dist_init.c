@@ -111,10 +111,10 @@ void shmemx_dist_allgather(shmemx_dist_t d, void *dest)
 {
     shmi_check_running(__func__);
     if (!d) shmi_fatal("shmemx_dist_allgather: d is NULL");
-    if (d->n && !dest)
+    if (d->lay.n && !dest)
         shmi_fatal("shmemx_dist_allgather: dest is NULL: pass a buffer of n=%zu elements (%zu "
-                   "bytes) on every PE", d->n, d->n * d->elem);
+                   "bytes) on every PE", d->lay.n, d->lay.n * d->elem);
     shmem_barrier_all(); /* every part is written */
-    shmemx_dist_get(d, dest, 0, d->n);
+    shmemx_dist_get(d, dest, 0, d->lay.n);
     shmem_barrier_all(); /* nobody reads our part any more: we may write it */
 }

@@ -82,7 +82,7 @@ static int handler_installed;
  * largest part, is padding and stays zero). */
 static size_t data_elems(const struct shmi_lazy *lz, int p)
 {
-    return lz->dist ? shmi_dist_count(lz->dist, p) : lz->nelems;
+    return lz->dist ? shmi_layout_count(&lz->dist->lay, p) : lz->nelems;
 }
 
 /* Elements [e0, e1) of PE p's copy into out; with zero_tail, padding past
@@ -92,8 +92,8 @@ static void fill_elems(const struct shmi_lazy *lz, int p, size_t e0, size_t e1, 
 {
     size_t end = shmi_min(e1, data_elems(lz, p));
     for (size_t l = e0; l < end;) {
-        size_t g = lz->dist ? shmi_dist_global(lz->dist, p, l) : l;
-        size_t len = lz->dist ? shmi_dist_runlen(lz->dist, p, l, end - l) : end - l;
+        size_t g = lz->dist ? shmi_layout_global(&lz->dist->lay, p, l) : l;
+        size_t len = lz->dist ? shmi_layout_runlen(&lz->dist->lay, p, l, end - l) : end - l;
         shmi_fill_run(&lz->fill, out + (l - e0) * lz->elem, g, len, lz->elem, p);
         l += len;
     }
