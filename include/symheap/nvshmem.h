@@ -65,7 +65,7 @@ enum {
     NVSHMEM_CMP_LE = SHMEM_CMP_LE
 };
 
-/* Teams: the world team and the shared-memory team (every PE, one node). */
+/* Teams: the world team and the shared-memory team (the PEs of this node). */
 typedef shmem_team_t nvshmem_team_t;
 #define NVSHMEM_TEAM_WORLD SHMEM_TEAM_WORLD
 #define NVSHMEM_TEAM_SHARED SHMEM_TEAM_SHARED

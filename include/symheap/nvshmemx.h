@@ -11,7 +11,7 @@
 #include <nvshmem.h>
 #include <shmemx.h>
 
-/* Every PE of this node; symheap runs on one node, so all of them. */
+/* The PEs of this node (SHMEM_TEAM_SHARED). */
 #define NVSHMEMX_TEAM_NODE SHMEM_TEAM_SHARED
 
 /* ---- Stream-ordered host calls (cudaStream_t is struct CUstream_st *) -------

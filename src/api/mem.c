@@ -135,8 +135,9 @@ void *shmem_malloc_with_hints(size_t size, long hints)
     } else if (shmi_gpu_hinted_soft(fn, hints)) {
         return shmi_gpu_malloc(fn, size, hints);
     }
-    /* With load/store on one node all host memory suits atomics and signals
-     * equally, so every standard hint gives the same kind of block. */
+    /* All host memory suits atomics and signals equally (load/store on this
+     * node, UCX on the registered heap across nodes), so every standard hint
+     * gives the same kind of block. */
     return sym_alloc(fn, SHMI_OP_HINTS, size, SHMI_ALLOC_MIN_ALIGN, size, (uint64_t)hints, 0,
                      SHMI_CALLER());
 }
