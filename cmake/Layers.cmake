@@ -24,6 +24,9 @@ function(shmi_layer target layer)
   # The layers that define public entry points (api, ext) get the profiling
   # interface's two names for each (util/pshmem_build.h says how).
   if(idx GREATER_EQUAL 6)
+    # pshmem.h is generated into SHMI_GEN_INCLUDE (top CMakeLists.txt) first.
+    target_include_directories(${target} BEFORE PRIVATE ${SHMI_GEN_INCLUDE})
+    add_dependencies(${target} pshmem_h)
     target_compile_options(${target} PRIVATE -include ${CMAKE_SOURCE_DIR}/src/util/pshmem_build.h)
     # The library defines the deprecated names too (api/deprecated.c) and calls none.
     target_compile_definitions(${target} PRIVATE SHMEM_NO_DEPRECATION_WARNINGS)

@@ -1,16 +1,22 @@
 # pshmem_gen.cmake - writes pshmem.h, the profiling interface's header, from the
 # prototypes of shmem.h and shmemx.h (script mode):
 #
-#   cmake -DCC=<c compiler> -DINCLUDE=<source include dir> -DOUT=<pshmem.h> -P pshmem_gen.cmake
+#   cmake -DCC=<c compiler> -DINCLUDE=<source include dir> -DOUT=<pshmem.h>
+#         [-DDEPFILE=<file>] -P pshmem_gen.cmake
+#
+# Run by the build (the custom command in the top CMakeLists.txt writes
+# <build>/include/pshmem.h, which is never committed); DEPFILE receives the
+# headers the preprocessor read, so changing any of them regenerates it.
 #
 # The headers are run through the preprocessor (so the typed families that the
 # type tables generate are there, each by its name); every identifier that
 # names a routine there (shmem_*, shmemx_*, and the deprecated start_pes,
 # _my_pe, _num_pes, shmalloc, shfree, shrealloc, shmemalign) and is followed
-# by "(" is a routine, unless the header defines it static inline.  The list,
-# sorted, becomes SHMI_PSHMEM_NAMES in OUT.
-# Target pshmem-header regenerates include/pshmem.h; test pshmem_header_current
-# fails when the committed one is stale.
+# by "(" is a routine, unless the header defines it static inline or it is a
+# type (ends in _t).  A name in parentheses, "void (shmem_wait_until)(...)",
+# as headers write a routine that a macro of the same name shadows, counts
+# too.  The list, sorted, becomes SHMI_PSHMEM_NAMES in OUT.  The test
+# pshmem_header_complete checks it against the routines the library exports.
 foreach(v CC INCLUDE OUT)
   if(NOT DEFINED ${v})
     message(FATAL_ERROR "pshmem_gen.cmake: -D${v}=... is missing")
@@ -19,19 +25,30 @@ endforeach()
 
 set(in "${OUT}.in.c")
 file(WRITE "${in}" "#include <shmem.h>\n#include <shmemx.h>\n")
+set(dep_args)
+if(DEFINED DEPFILE)
+  set(dep_args -MD -MF "${DEPFILE}" -MT "${OUT}")
+endif()
 execute_process(
-  COMMAND ${CC} -std=c11 -E -P -I${INCLUDE} -I${INCLUDE}/symheap "${in}"
+  COMMAND ${CC} -std=c11 -E -P ${dep_args} -I${INCLUDE} -I${INCLUDE}/symheap "${in}"
   OUTPUT_VARIABLE pp ERROR_VARIABLE err RESULT_VARIABLE rc)
 file(REMOVE "${in}")
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "pshmem_gen.cmake: preprocessing shmem.h failed:\n${err}")
 endif()
+if(DEFINED DEPFILE) # the input above is gone: only the headers stay prerequisites
+  file(READ "${DEPFILE}" dep)
+  string(REPLACE "${in}" "" dep "${dep}")
+  file(WRITE "${DEPFILE}" "${dep}")
+endif()
 string(REGEX REPLACE "\"[^\"]*\"" "\"\"" pp "${pp}") # no names from string literals
+string(REGEX REPLACE "\\([ \t]*([A-Za-z_][A-Za-z0-9_]*)[ \t]*\\)[ \t\r\n]*\\(" "\\1(" pp "${pp}") # (name)( -> name(
 string(REGEX MATCHALL "[A-Za-z_][A-Za-z0-9_]*[ \t\r\n]*\\(" calls "${pp}")
 set(names)
 foreach(c IN LISTS calls)
   string(REGEX REPLACE "[ \t\r\n]*\\($" "" n "${c}")
-  if(n MATCHES "^(shmemx?_[A-Za-z0-9_]+|start_pes|_my_pe|_num_pes|shmalloc|shfree|shrealloc|shmemalign)$")
+  if(n MATCHES "^(shmemx?_[A-Za-z0-9_]+|start_pes|_my_pe|_num_pes|shmalloc|shfree|shrealloc|shmemalign)$"
+     AND NOT n MATCHES "_t$")
     list(APPEND names "${n}")
   endif()
 endforeach()
@@ -52,9 +69,9 @@ endforeach()
 
 file(WRITE "${OUT}" "/* pshmem.h - the OpenSHMEM profiling interface (spec annex \"Profiling Interface\").
  *
- * GENERATED from the prototypes of shmem.h and shmemx.h by cmake/pshmem_gen.cmake
- * (cmake --build BUILD --target pshmem-header); do not edit.  The test
- * pshmem_header_current fails when this file is stale.
+ * GENERATED during the build from the prototypes of shmem.h and shmemx.h by
+ * cmake/pshmem_gen.cmake; do not edit (the build rewrites it when a header
+ * changes).
  *
  * Every routine of symheap has two names: pshmem_X, its strong definition, and
  * shmem_X, a weak alias of it (shmemx_X: pshmemx_X; the deprecated start_pes,
@@ -100,12 +117,3 @@ SHMI_PSHMEM_NAMES(SHMI_PSHMEM_DECL)
 #endif
 ")
 
-# -DCHECK=<committed pshmem.h>: fail when it differs from what was just written.
-if(DEFINED CHECK)
-  execute_process(COMMAND ${CMAKE_COMMAND} -E compare_files "${OUT}" "${CHECK}" RESULT_VARIABLE same)
-  if(NOT same EQUAL 0)
-    message(FATAL_ERROR "${CHECK} is stale: the prototypes in shmem.h/shmemx.h changed; "
-            "run `cmake --build <build> --target pshmem-header` and commit include/pshmem.h "
-            "(diff ${OUT} ${CHECK} shows what changed)")
-  endif()
-endif()

@@ -61,8 +61,9 @@ enum {
 #define SHMEM_MALLOC_ATOMICS_REMOTE 0x1L
 #define SHMEM_MALLOC_SIGNAL_REMOTE 0x2L
 
-/* Teams: opaque handles.  SHMEM_TEAM_SHARED is all PEs of this node, which
- * is every PE on one node; splits and team routines: symheap/shmem_teams.h. */
+/* Teams: opaque handles.  SHMEM_TEAM_SHARED is the PEs of this node (those
+ * shmem_ptr reaches; just this PE when they are not a strided set of world
+ * PEs); splits and team routines: symheap/shmem_teams.h. */
 typedef struct shmem_team_s *shmem_team_t;
 extern struct shmem_team_s shmi_team_world_s, shmi_team_shared_s;
 #define SHMEM_TEAM_WORLD (&shmi_team_world_s)

@@ -55,8 +55,9 @@ add_custom_target(env-doc
   COMMENT "Writing docs/env.md from symheap-info --markdown" VERBATIM)
 
 # ---- symcc ------------------------------------------------------------------------
-# Two copies from one template: build/tools/symcc uses the source include dir
-# and the library in the build tree (absolute paths); the installed one finds
+# Two copies from one template: build/tools/symcc uses the source include dir,
+# the build's include dir (the generated pshmem.h) and the library in the build
+# tree (absolute paths); the installed one finds
 # include/ and lib/ relative to its own directory, so the tree can be moved.
 if(SYMHEAP_SANITIZE)
   set(SYMCC_EXTRA_LINK "-fsanitize=address,undefined") # the library needs the runtimes
@@ -88,12 +89,14 @@ set(_shmi_exec_perms OWNER_READ OWNER_WRITE OWNER_EXECUTE GROUP_READ GROUP_EXECU
     WORLD_READ WORLD_EXECUTE)
 
 set(SYMCC_INCDIR "${CMAKE_SOURCE_DIR}/include")
+set(SYMCC_GENINCDIR "${SHMI_GEN_INCLUDE}") # the generated pshmem.h
 set(SYMCC_LIBDIR "$<TARGET_FILE_DIR:symheap>") # resolved by file(GENERATE)
 configure_file(${CMAKE_CURRENT_LIST_DIR}/symcc.in ${CMAKE_CURRENT_BINARY_DIR}/symcc.build.in @ONLY)
 file(GENERATE OUTPUT ${CMAKE_CURRENT_BINARY_DIR}/symcc
   INPUT ${CMAKE_CURRENT_BINARY_DIR}/symcc.build.in FILE_PERMISSIONS ${_shmi_exec_perms})
 
 file(RELATIVE_PATH SYMCC_INCDIR "${CMAKE_INSTALL_FULL_BINDIR}" "${CMAKE_INSTALL_FULL_INCLUDEDIR}")
+set(SYMCC_GENINCDIR "") # installed: pshmem.h is in SYMCC_INCDIR
 file(RELATIVE_PATH SYMCC_LIBDIR "${CMAKE_INSTALL_FULL_BINDIR}" "${CMAKE_INSTALL_FULL_LIBDIR}")
 configure_file(${CMAKE_CURRENT_LIST_DIR}/symcc.in ${CMAKE_CURRENT_BINARY_DIR}/install/symcc
   @ONLY FILE_PERMISSIONS ${_shmi_exec_perms})

@@ -4,9 +4,11 @@
  *
  * Every RMA and AMO routine has a shmem_ctx_ form taking the context first;
  * the plain form is the same routine on SHMEM_CTX_DEFAULT.  PE numbers given
- * to a ctx_ routine are relative to the context's team.  On one node every
- * operation is complete when it returns, so _nbi forms complete at once and
- * shmem_ctx_quiet/fence only order.  All routines here are thread safe under
+ * to a ctx_ routine are relative to the context's team.  On a PE of this node
+ * every operation is complete when it returns, so _nbi forms complete at once
+ * and shmem_ctx_quiet/fence only order; on a PE of another node an _nbi form
+ * only starts the transfer and shmem_ctx_quiet completes it.  All routines
+ * here are thread safe under
  * SHMEM_THREAD_MULTIPLE, except that one context created with
  * SHMEM_CTX_SERIALIZED or SHMEM_CTX_PRIVATE must be used as its option says. */
 #ifndef SHMEM_CTX_H

@@ -2,7 +2,7 @@
  * (OpenSHMEM 1.6 sections "Team Management" and "Collective Routines").
  * Part of shmem.h; include shmem.h, not this file.
  *
- * Teams: SHMEM_TEAM_WORLD, SHMEM_TEAM_SHARED (every PE: one node) and teams
+ * Teams: SHMEM_TEAM_WORLD, SHMEM_TEAM_SHARED (the PEs of this node) and teams
  * made by shmem_team_split_strided / _split_2d.  A PE holds at most 128
  * teams at once (world and shared included); a split that would exceed this
  * returns non-zero on every PE of the parent team, with a warning.

@@ -1,9 +1,11 @@
 /* ctx.c - communication contexts: create, destroy, query, quiet/fence.
  *
- * On one node every operation completes before it returns, so a context
- * carries no queue: it is a team and a PE translation table (see ctx.h).
- * Options are recorded and checked (PRIVATE: destroyed by its creator) but
- * change nothing else.  Quiet is a full fence; fence is a release fence.
+ * An operation on a PE of this node completes before it returns, and those
+ * on PEs of other nodes share the one UCX worker that shmi_quiet flushes, so
+ * a context carries no queue: it is a team and a PE translation table (see
+ * ctx.h).  Options are recorded and checked (PRIVATE: destroyed by its
+ * creator) but change nothing else.  Quiet is a full fence (and the flush
+ * when the job spans nodes); fence is a release fence.
  *
  * Destroyed contexts wait in a FIFO quarantine before their struct is
  * reused, so a second destroy or a use after destroy finds SHMI_CTX_DEAD and
@@ -84,7 +86,7 @@ static void ctx_retire(struct shmem_ctx_s *c)
 }
 
 /* Team PE -> world PE table for team, or NULL when it is the identity (the
- * world team; the shared team on one node).  Built once with the teams
+ * world team; the shared team when every PE is on this node).  Built once with the teams
  * module's public shmem_team_translate_pe, so an operation's translation is
  * one load.  Sets *ok to 0 when out of memory. */
 static const int *world_table(const char *fn, shmem_team_t team, int n, int *ok)

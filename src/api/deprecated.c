@@ -33,6 +33,7 @@
 #include "debug/debug.h"
 #include "core/reduce_ops.h" /* SHMI_EXPR_<op>, as the team reductions */
 #include "core/state.h"
+#include "util/num.h"
 
 #include <shmem.h>
 
@@ -143,14 +144,6 @@ static void aset_sync(const struct aset *a, long *pSync)
     }
 }
 
-static size_t nbytes(const char *fn, size_t nelems, size_t elem)
-{
-    if (elem && nelems > SIZE_MAX / elem)
-        shmi_fatal("%s: nelems=%zu elements of %zu bytes overflow size_t: a negative count "
-                   "converted to size_t?", fn, nelems, elem);
-    return nelems * elem;
-}
-
 /* n bytes of member i's copy of symmetric p (checked) into dst, whatever
  * the route (a load through the mapping on this node, a get across). */
 static void peer_read(const char *fn, const char *what, void *dst, const void *p, size_t n,
@@ -197,7 +190,7 @@ static void aset_broadcast(const char *fn, void *dest, const void *source, size_
     if (PE_root < 0 || PE_root >= PE_size)
         shmi_fatal("%s: PE_root=%d is out of range: it is an index into the active set of %d "
                    "PEs (0..%d), not a PE number", fn, PE_root, PE_size, PE_size - 1);
-    size_t n = nbytes(fn, nelems, elem);
+    size_t n = shmi_nbytes(fn, nelems, elem);
     if (n) shmi_sym(fn, "dest", dest, n, shmi_g.me);
     aset_sync(&a, pSync);
     if (n && a.rank != PE_root) peer_read(fn, "source", dest, source, n, &a, PE_root);
@@ -209,8 +202,8 @@ static void aset_fcollect(const char *fn, void *dest, const void *source, size_t
 {
     struct aset a = aset_get(fn, PE_start, logPE_stride, PE_size, pSync,
                              SHMEM_COLLECT_SYNC_SIZE);
-    size_t n = nbytes(fn, nelems, elem);
-    if (n) shmi_sym(fn, "dest", dest, nbytes(fn, n, (size_t)PE_size), shmi_g.me);
+    size_t n = shmi_nbytes(fn, nelems, elem);
+    if (n) shmi_sym(fn, "dest", dest, shmi_nbytes(fn, n, (size_t)PE_size), shmi_g.me);
     aset_sync(&a, pSync);
     for (int k = 0; n && k < a.size; k++) {
         int i = (a.rank + k) % a.size;
@@ -224,7 +217,7 @@ static void aset_collect(const char *fn, void *dest, const void *source, size_t 
 {
     struct aset a = aset_get(fn, PE_start, logPE_stride, PE_size, pSync,
                              SHMEM_COLLECT_SYNC_SIZE);
-    size_t n = nbytes(fn, nelems, elem);
+    size_t n = shmi_nbytes(fn, nelems, elem);
     long *count = &pSync[SHMI_ASET_ROUNDS];
     __atomic_store_n(count, (long)n, __ATOMIC_RELAXED); /* published by the barrier */
     aset_sync(&a, pSync);
@@ -250,10 +243,10 @@ static void aset_alltoalls(const char *fn, void *dest, const void *source, ptrdi
     struct aset a = aset_get(fn, PE_start, logPE_stride, PE_size, pSync, nsync);
     if (dst < 1 || sst < 1)
         shmi_fatal("%s: strides dst=%td sst=%td must be >= 1 (in elements)", fn, dst, sst);
-    size_t all = nbytes(fn, nelems, (size_t)PE_size);
+    size_t all = shmi_nbytes(fn, nelems, (size_t)PE_size);
     size_t db = (size_t)dst * elem, sb = (size_t)sst * elem;
-    size_t dspan = all ? nbytes(fn, all - 1, db) + elem : 0;
-    size_t sspan = all ? nbytes(fn, all - 1, sb) + elem : 0;
+    size_t dspan = all ? shmi_nbytes(fn, all - 1, db) + elem : 0;
+    size_t sspan = all ? shmi_nbytes(fn, all - 1, sb) + elem : 0;
     if (all) shmi_sym(fn, "dest", dest, dspan, shmi_g.me);
     /* our block of a member's source: nelems elements from rank * nelems */
     size_t from = (size_t)a.rank * nelems * sb, bspan = nelems ? (nelems - 1) * sb + elem : 0;
@@ -313,7 +306,7 @@ static void aset_reduce(const char *fn, void *dest, const void *source, int nred
     struct aset a = aset_get(fn, PE_start, logPE_stride, PE_size, pSync,
                              SHMEM_REDUCE_SYNC_SIZE);
     if (nreduce < 0) shmi_fatal("%s: nreduce=%d is negative", fn, nreduce);
-    size_t cnt = (size_t)nreduce, n = nbytes(fn, cnt, elem);
+    size_t cnt = (size_t)nreduce, n = shmi_nbytes(fn, cnt, elem);
     char *acc = NULL, *in = NULL; /* in: a member's source when it is not mapped */
     if (n) {
         shmi_sym(fn, "dest", dest, n, shmi_g.me);

@@ -27,6 +27,7 @@
 #include "core/state.h"
 #include "core/mem_device.h" /* the GPU heap's kind, shmi_sym_any */
 #include "util/err.h"
+#include "util/num.h"
 
 #include <shmem.h>
 #include <shmemx.h>
@@ -220,7 +221,8 @@ void *shmem_malloc_with_hints(size_t size, long hints)
  * on every PE) when it overflows. */
 static size_t calloc_bytes(const char *fn, size_t count, size_t size)
 {
-    if (count <= SIZE_MAX / size) return count * size;
+    size_t bytes;
+    if (!shmi_mul_overflows(count, size, &bytes)) return bytes;
     if (shmi_g.me == 0)
         shmi_log_warn("%s(%zu, %zu): count * size overflows size_t; returning NULL", fn, count,
                       size);

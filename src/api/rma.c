@@ -17,7 +17,7 @@
 
 size_t shmi_bytes(const char *fn, size_t nelems, size_t elem)
 {
-    if (elem && nelems > SIZE_MAX / elem)
+    if (shmi_mul_overflows(nelems, elem, NULL))
         shmi_fatal("%s: nelems=%zu elements of %zu bytes overflows size_t: a negative count "
                    "converted to size_t?", fn, nelems, elem);
     return nelems * elem;

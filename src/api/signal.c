@@ -69,7 +69,7 @@ static void put_signal(const char *fn, shmem_ctx_t ctx, void *dest, const void *
     int wpe = shmi_ctx_pe(fn, ctx, pe);
     check_op(fn, sig_op);
     uintptr_t d = (uintptr_t)dest, s = (uintptr_t)sig_addr;
-    if (nelems && nelems <= SIZE_MAX / elem && s + sizeof *sig_addr > d && s < d + nelems * elem)
+    if (nelems && !shmi_mul_overflows(nelems, elem, NULL) && s + sizeof *sig_addr > d && s < d + nelems * elem)
         shmi_fatal("%s: sig_addr=%p overlaps dest=%p (%zu elements of %zu bytes): the signal "
                    "word must lie outside the data", fn, (void *)sig_addr, dest, nelems, elem);
     size_t n = nelems ? shmi_bytes(fn, nelems, elem) : 0;

@@ -128,7 +128,7 @@ static void setup(const char *fn, struct p2p *w, struct p2p_out *out, int need_i
     *out = (struct p2p_out){ 0, SIZE_MAX, 0 };
     w->out = out;
     if (w->nelems == 0) return;
-    if (w->nelems > SIZE_MAX / w->size)
+    if (shmi_mul_overflows(w->nelems, w->size, NULL))
         shmi_fatal("%s: nelems=%zu overflows size_t: a negative count converted to size_t?",
                    fn, w->nelems);
     shmi_sym_cpu(fn, "ivars", w->ivars, w->nelems * w->size);

@@ -39,6 +39,7 @@
  * ranks of our namespace); a PE that dies makes the launcher end the job, and
  * a failed PMIx call returns SHMI_EBOOT. */
 #include "bootstrap/boot_impl.h"
+#include "util/clock.h"
 #include "util/dl.h"
 #include "util/err.h"
 #include "util/log.h"
@@ -58,7 +59,6 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/un.h>
-#include <time.h>
 #include <unistd.h>
 
 #ifndef SHMI_PMIX_SONAME
@@ -435,9 +435,7 @@ struct fdx_hdr {
 
 static long now_ms(void)
 {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+    return (long)(shmi_clock_s() * 1000);
 }
 
 static socklen_t fdx_sockaddr(const char *name, struct sockaddr_un *a)

@@ -66,14 +66,6 @@
  * node, as before the table) and the one-node path pays no extra call. */
 #define SHMI_ROW_BODY static inline __attribute__((always_inline))
 
-static size_t bytes(const char *fn, size_t nelems, size_t elem)
-{
-    if (elem && nelems > SIZE_MAX / elem)
-        shmi_fatal("%s: nelems=%zu elements of %zu bytes overflow size_t: a negative count "
-                   "converted to size_t?", fn, nelems, elem);
-    return nelems * elem;
-}
-
 /* Member `rank`'s copy of symmetric address a (already checked on our PE). */
 static inline char *at(const struct shmem_team_s *t, const void *a, int rank)
 {
@@ -239,7 +231,7 @@ int shmi_coll_broadcast(const char *fn, shmem_team_t team, void *dest, const voi
     shmi_check_running(fn);
     struct shmem_team_s *t = shmi_team_get(fn, team);
     check_root(fn, t, root);
-    size_t n = bytes(fn, nelems, elem);
+    size_t n = shmi_nbytes(fn, nelems, elem);
     return shmi_coll_for(t, dest, source, n)->broadcast(fn, t, dest, source, n, elem, root);
 }
 
@@ -269,7 +261,7 @@ SHMI_ROW_BODY void pull_nodes(const char *fn, const struct shmem_team_s *t, uint
 SHMI_ROW_BODY int fcollect_pull(const char *fn, struct shmem_team_s *t, void *dest,
                                const void *source, size_t n, size_t elem, pull_fn pull)
 {
-    size_t total = bytes(fn, n, (size_t)t->size);
+    size_t total = shmi_nbytes(fn, n, (size_t)t->size);
     char *d = n ? shmi_sym(fn, "dest", dest, total, shmi_g.me) : NULL;
     if (n) shmi_sym(fn, "source", source, n, shmi_g.me);
     no_overlap(fn, dest, total, source, n);
@@ -302,7 +294,7 @@ int shmi_coll_fcollect(const char *fn, shmem_team_t team, void *dest, const void
 {
     shmi_check_running(fn);
     struct shmem_team_s *t = shmi_team_get(fn, team);
-    size_t n = bytes(fn, nelems, elem);
+    size_t n = shmi_nbytes(fn, nelems, elem);
     return shmi_coll_for(t, dest, source, n)->fcollect(fn, t, dest, source, n, elem);
 }
 
@@ -390,7 +382,7 @@ int shmi_coll_collect(const char *fn, shmem_team_t team, void *dest, const void 
 {
     shmi_check_running(fn);
     struct shmem_team_s *t = shmi_team_get(fn, team);
-    size_t n = bytes(fn, nelems, elem);
+    size_t n = shmi_nbytes(fn, nelems, elem);
     return shmi_coll_for(t, dest, source, n)->collect(fn, t, dest, source, n, elem);
 }
 
@@ -399,7 +391,7 @@ int shmi_coll_collect(const char *fn, shmem_team_t team, void *dest, const void 
 SHMI_ROW_BODY int alltoall_pull(const char *fn, struct shmem_team_s *t, void *dest,
                                const void *source, size_t n, size_t elem, pull_fn pull)
 {
-    size_t span = bytes(fn, n, (size_t)t->size);
+    size_t span = shmi_nbytes(fn, n, (size_t)t->size);
     char *d = n ? shmi_sym(fn, "dest", dest, span, shmi_g.me) : NULL;
     if (n) shmi_sym(fn, "source", source, span, shmi_g.me);
     no_overlap(fn, dest, span, source, span);
@@ -432,7 +424,7 @@ int shmi_coll_alltoall(const char *fn, shmem_team_t team, void *dest, const void
 {
     shmi_check_running(fn);
     struct shmem_team_s *t = shmi_team_get(fn, team);
-    size_t n = bytes(fn, nelems, elem);
+    size_t n = shmi_nbytes(fn, nelems, elem);
     return shmi_coll_for(t, dest, source, n)->alltoall(fn, t, dest, source, n, elem);
 }
 
@@ -457,7 +449,7 @@ static void copy_strided(char *d, size_t dst, const char *s, size_t sst, size_t 
 /* Bytes spanned by count elements of elem bytes, stride elements apart. */
 static size_t strided_span(const char *fn, size_t count, ptrdiff_t stride, size_t elem)
 {
-    return count ? bytes(fn, bytes(fn, count - 1, (size_t)stride) + 1, elem) : 0;
+    return count ? shmi_nbytes(fn, shmi_nbytes(fn, count - 1, (size_t)stride) + 1, elem) : 0;
 }
 
 /* Checks and the checked barrier; *d our dest (NULL when empty), returns
@@ -468,7 +460,7 @@ SHMI_ROW_BODY size_t alltoalls_enter(const char *fn, struct shmem_team_s *t, voi
 {
     if (dst < 1 || sst < 1)
         shmi_fatal("%s: strides dst=%td sst=%td must be >= 1 (in elements)", fn, dst, sst);
-    size_t all = bytes(fn, nelems, (size_t)t->size);
+    size_t all = shmi_nbytes(fn, nelems, (size_t)t->size);
     size_t dspan = strided_span(fn, all, dst, elem), sspan = strided_span(fn, all, sst, elem);
     *d = all ? shmi_sym(fn, "dest", dest, dspan, shmi_g.me) : NULL;
     if (all) shmi_sym(fn, "source", source, sspan, shmi_g.me);

@@ -27,6 +27,7 @@
 #include "heap/mkind_cuda.h"
 #include "transport/cuda.h"
 #include "util/err.h"
+#include "util/num.h"
 
 #include <shmem.h>
 #include <shmemx.h>

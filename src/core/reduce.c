@@ -39,6 +39,7 @@
 #include "core/hooks.h"
 #include "core/reduce_ops.h" /* SHMI_ARITH, SHMI_EXPR_<op> */
 #include "core/team.h"
+#include "util/num.h"
 
 #include <shmem.h>
 
@@ -63,14 +64,6 @@ const char *shmi_reduce_name(uint64_t code, char *buf, size_t len)
 }
 
 typedef shmi_combine_fn combine_fn;
-
-static size_t bytes(const char *fn, size_t nelems, size_t elem)
-{
-    if (nelems > SIZE_MAX / elem)
-        shmi_fatal("%s: nelems=%zu elements of %zu bytes overflow size_t: a negative count "
-                   "converted to size_t?", fn, nelems, elem);
-    return nelems * elem;
-}
 
 /* Member `rank`'s copy of symmetric address a + off (a checked on our PE). */
 static inline char *at(const struct shmem_team_s *t, const void *a, size_t off, int rank)
@@ -196,7 +189,7 @@ static inline __attribute__((always_inline)) int
 reduce_with(const char *fn, struct shmem_team_s *t, void *dest, const void *source, size_t nelems,
             size_t elem, combine_fn f, uint64_t code, small_fn combine, block_fn block, int flush)
 {
-    size_t n = bytes(fn, nelems, elem);
+    size_t n = shmi_nbytes(fn, nelems, elem);
     if (n) {
         shmi_sym(fn, "dest", dest, n, shmi_g.me);
         shmi_sym(fn, "source", source, n, shmi_g.me);

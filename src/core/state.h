@@ -1,5 +1,5 @@
 /* state.h - the library's one global state and the checks every entry point
- * makes.  Only API code (src/api) includes this.
+ * makes.  Included by core and the layers above it (debug, api, ext).
  *
  * Entry points check, in this order: initialized; PE number in range;
  * addresses symmetric and in bounds.  A failed check calls shmi_fatal with
@@ -21,6 +21,7 @@
 #include "util/env.h"
 #include "util/err.h"
 #include "util/log.h"
+#include "util/num.h" /* shmi_mul_overflows, for every file that counts bytes */
 
 #include <shmemx.h> /* shmemx_gpu_state_t */
 

@@ -57,6 +57,7 @@ void shmi_team_init(void)
     if (!strided)
         node = (struct shmem_team_s){ .start = shmi_g.me, .stride = 1, .size = 1, .rank = 0,
                                       .slot = 1, .live = 1 };
+    SHMI_ASSERT(shmi_team_pe(&node, node.rank) == shmi_g.me);
     node.algs = shmi_coll_choose(&node, NULL);
     shmi_team_shared_s = node;
     shmi_log_debug("collectives: world %s, shared %s", all.algs->name, node.algs->name);
@@ -173,10 +174,13 @@ static void no_slot_why(char *why, size_t len)
 static shmem_team_t make_team(const struct shmem_team_s *p, int slot, int pstart, int pstride,
                               int size, int rank, const shmem_team_config_t *config, long mask)
 {
+    SHMI_ASSERT(slot >= 2 && slot < SHMI_TEAM_MAX && !(slot_used[slot / 64] >> (slot % 64) & 1));
     struct shmem_team_s *t = &teams[slot];
     shmi_team_hier_free(t);
     *t = (struct shmem_team_s){ .start = shmi_team_pe(p, pstart), .stride = p->stride * pstride,
                                 .size = size, .rank = rank, .slot = slot, .live = 1 };
+    SHMI_ASSERT(shmi_team_pe(t, rank) == shmi_g.me); /* we are the member we say */
+    SHMI_ASSERT(shmi_team_rank_of(p, shmi_team_pe(t, size - 1)) >= 0); /* inside the parent */
     t->algs = shmi_coll_choose(t, p);
     if ((mask & SHMEM_TEAM_NUM_CONTEXTS) && config) t->config.num_contexts = config->num_contexts;
     slot_used[slot / 64] |= 1ull << (slot % 64);

@@ -30,6 +30,7 @@
 #define SHMI_TEAM_H
 
 #include "core/state.h"
+#include "util/assert.h"
 
 #include <shmem.h>
 
@@ -81,6 +82,7 @@ void shmi_team_hier_free(struct shmem_team_s *t);
 /* World PE number of team rank i (0 <= i < t->size). */
 static inline int shmi_team_pe(const struct shmem_team_s *t, int i)
 {
+    SHMI_ASSERT(i >= 0 && i < t->size);
     return t->start + t->stride * i;
 }
 

@@ -9,6 +9,7 @@
  * Nothing of this runs on the fast path: waits that never sleep never call
  * the hook. */
 #include "core/state.h"
+#include "util/clock.h"
 
 #include <shmem.h>
 
@@ -16,16 +17,8 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 static _Thread_local int reported;
-
-static double now_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
 
 static const char *cmp_name(int cmp)
 {
@@ -46,7 +39,7 @@ static void publish(void)
     const struct shmi_wait_desc *d = shmi_wait_cur;
     char what[sizeof b->what];
     snprintf(what, sizeof what, "%s", d && d->what ? d->what : "a symheap wait");
-    double since = now_s();
+    double since = shmi_clock_s();
     uint32_t g = __atomic_load_n(&b->gen, __ATOMIC_RELAXED) & ~1u;
     while (!__atomic_compare_exchange_n(&b->gen, &g, g + 1, 0, __ATOMIC_ACQUIRE,
                                         __ATOMIC_RELAXED))
@@ -111,7 +104,7 @@ static void describe_pe(int pe, double now)
 
 static void report(double waited)
 {
-    double now = now_s();
+    double now = shmi_clock_s();
     const struct shmi_wait_desc *d = shmi_wait_cur;
     shmi_log_error("watchdog: this PE has waited %.0f s in %s (SHMEM_WATCHDOG=%zu); what "
                    "every PE is doing:", waited, d && d->what ? d->what : "a symheap wait",
@@ -159,7 +152,7 @@ static void on_dump(int sig)
 {
     (void)sig;
     int e = errno;
-    double now = now_s();
+    double now = shmi_clock_s();
     shmi_log_error("dump (SIGQUIT to symrun): what every PE is doing:");
     for (int pe = 0; pe < shmi_g.npes; pe++) describe_pe(pe, now);
     errno = e;

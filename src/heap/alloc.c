@@ -33,8 +33,14 @@
  * ENOMEM can come while a fitting range exists (the price of O(log n)).
  * Alignment padding is split off as its own free range, so a 2 MiB alignment
  * wastes nothing.  Every choice depends only on the call sequence:
- * determinism across PEs. */
+ * determinism across PEs.
+ *
+ * Assertions (util/assert.h): cheap ones state what each helper assumes of
+ * its caller; in the builds with expensive ones (Debug, sanitizers) every
+ * operation that changes the allocator ends with the whole invariant check
+ * at the bottom of this file (CHECKED). */
 #include "heap/alloc.h"
+#include "util/assert.h"
 #include "util/err.h"
 #include "util/log.h"
 
@@ -72,6 +78,10 @@ struct shmi_alloc_s {
     uint32_t sl_map[FL_N];
     struct blk *lists[NCLS];
 };
+
+/* rc, after the whole invariant check of a at the expensive assertion level:
+ * the return of every operation that may have changed a. */
+#define CHECKED(a, rc) (SHMI_ASSERT_EXPENSIVE(shmi_alloc_check(a) == SHMI_OK), (rc))
 
 /* ---- size classes ---------------------------------------------------- */
 
@@ -121,6 +131,7 @@ static int next_class(const shmi_alloc_t *a, unsigned c)
 
 static void list_push(shmi_alloc_t *a, struct blk *b)
 {
+    SHMI_ASSERT(!b->live && b->span >= GRAIN);
     unsigned c = cls_floor(b->span);
     b->fprev = NULL;
     b->fnext = a->lists[c];
@@ -136,6 +147,7 @@ static void list_push(shmi_alloc_t *a, struct blk *b)
 static void list_pull(shmi_alloc_t *a, struct blk *b)
 {
     unsigned c = cls_floor(b->span);
+    SHMI_ASSERT(!b->live && a->nfree > 0 && (b->fprev || a->lists[c] == b));
     if (b->fprev)
         b->fprev->fnext = b->fnext;
     else
@@ -170,6 +182,7 @@ static int reserve(shmi_alloc_t *a, size_t n)
 static struct blk *node_get(shmi_alloc_t *a)
 {
     struct blk *b = a->spare;       /* never NULL: callers reserve() first */
+    SHMI_ASSERT(b != NULL);
     a->spare = b->fnext;
     a->nspare--;
     memset(b, 0, sizeof *b);
@@ -247,8 +260,10 @@ static void idx_insert(shmi_alloc_t *a, struct blk *n)
 static void idx_remove(shmi_alloc_t *a, struct blk *n)
 {
     struct blk **p = &a->root;
-    while (*p != n)
+    while (*p != n) {
+        SHMI_ASSERT(*p != NULL);    /* n is in the index */
         p = n->off < (*p)->off ? &(*p)->left : &(*p)->right;
+    }
     *p = merge(n->left, n->right);
 }
 
@@ -281,6 +296,7 @@ static struct blk *live_at(const shmi_alloc_t *a, size_t off)
  * a free node without tag or seq, not yet on a free list. */
 static struct blk *split_at(shmi_alloc_t *a, struct blk *x, size_t at)
 {
+    SHMI_ASSERT(at > 0 && at < x->span && at % GRAIN == 0);
     struct blk *n = node_get(a);
     n->off = x->off + at;
     n->span = x->span - at;
@@ -298,6 +314,7 @@ static struct blk *split_at(shmi_alloc_t *a, struct blk *x, size_t at)
 static void absorb_next(shmi_alloc_t *a, struct blk *x)
 {
     struct blk *n = x->next;
+    SHMI_ASSERT(n && !n->live && n->off == x->off + x->span);
     list_pull(a, n);
     x->span += n->span;
     x->next = n->next;
@@ -328,7 +345,7 @@ int shmi_alloc_create(shmi_alloc_t **ap, size_t size)
     idx_insert(a, a->head);
     list_push(a, a->head);
     *ap = a;
-    return SHMI_OK;
+    return CHECKED(a, SHMI_OK);
 }
 
 void shmi_alloc_destroy(shmi_alloc_t *a)
@@ -406,6 +423,7 @@ static struct blk *probe(const shmi_alloc_t *a, size_t span, size_t align)
     size_t p = 0;
     for (unsigned n = 0; n < PROBE_MAX; n++) {
         struct blk *b = idx_floor(a, p);
+        SHMI_ASSERT(b != NULL);     /* the head node is at offset 0 */
         if (!b->live && b->span - (p - b->off) >= span)
             return b;
         size_t end = b->off + b->span, pad = pad_for(end, align);
@@ -436,6 +454,7 @@ static struct blk *pick(const shmi_alloc_t *a, size_t span, size_t align)
 static struct blk *carve(shmi_alloc_t *a, struct blk *r, size_t span, size_t align)
 {
     size_t pad = pad_for(r->off, align);
+    SHMI_ASSERT(fits(r, span, align));
     list_pull(a, r);
     if (pad) {
         struct blk *b = split_at(a, r, pad);
@@ -449,6 +468,7 @@ static struct blk *carve(shmi_alloc_t *a, struct blk *r, size_t span, size_t ali
 
 static void account(shmi_alloc_t *a, size_t old_span, size_t new_span)
 {
+    SHMI_ASSERT(a->used >= old_span && a->size - (a->used - old_span) >= new_span);
     a->used = a->used - old_span + new_span;
     if (a->used > a->peak)
         a->peak = a->used;
@@ -465,8 +485,9 @@ int shmi_alloc_alloc(shmi_alloc_t *a, size_t size, size_t align, size_t *off)
     size_t span = round_up(size);
     struct blk *r = pick(a, span, align);
     if (!r || reserve(a, 2))
-        return SHMI_ENOMEM;
+        return CHECKED(a, SHMI_ENOMEM);
     struct blk *b = carve(a, r, span, align);
+    SHMI_ASSERT(b->off % align == 0 && b->span == span);
     b->live = 1;
     b->size = size;
     b->tag = 0;
@@ -475,7 +496,7 @@ int shmi_alloc_alloc(shmi_alloc_t *a, size_t size, size_t align, size_t *off)
     a->allocs++;
     account(a, 0, span);
     *off = b->off;
-    return SHMI_OK;
+    return CHECKED(a, SHMI_OK);
 }
 
 /* ---- free / resize -------------------------------------------------------- */
@@ -499,7 +520,7 @@ int shmi_alloc_free(shmi_alloc_t *a, size_t off)
         absorb_next(a, p);
         list_push(a, p);
     }
-    return SHMI_OK;
+    return CHECKED(a, SHMI_OK);
 }
 
 /* Take d bytes from the start of the free range after b. */
@@ -524,6 +545,7 @@ static int grow(shmi_alloc_t *a, struct blk *b, size_t d)
 /* Give the last d bytes of b back, merged into the free range after b. */
 static int shrink(shmi_alloc_t *a, struct blk *b, size_t d)
 {
+    SHMI_ASSERT(d > 0 && d < b->span && d % GRAIN == 0);
     struct blk *n = b->next;
     if (n && !n->live) {
         list_pull(a, n);
@@ -556,10 +578,10 @@ int shmi_alloc_resize(shmi_alloc_t *a, size_t off, size_t newsize)
     else if (span < old)
         rc = shrink(a, b, old - span);
     if (rc)
-        return rc;
+        return CHECKED(a, rc);
     b->size = newsize;
     account(a, old, span);
-    return SHMI_OK;
+    return CHECKED(a, SHMI_OK);
 }
 
 /* ---- queries -------------------------------------------------------------- */

@@ -82,7 +82,9 @@ void shmi_alloc_stats(const shmi_alloc_t *a, struct shmi_alloc_stats *st);
 int shmi_alloc_foreach(const shmi_alloc_t *a,
                        int (*fn)(const struct shmi_block_info *b, void *arg), void *arg);
 
-/* Check internal invariants (for tests): 0 or SHMI_ECORRUPT. */
+/* Check every internal invariant, walking all blocks and free lists: 0, or
+ * SHMI_ECORRUPT with the broken one logged.  Tests call it; builds with
+ * expensive assertions (util/assert.h) run it after every operation. */
 int shmi_alloc_check(const shmi_alloc_t *a);
 
 #endif

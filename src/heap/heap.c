@@ -10,6 +10,7 @@
  * The base is aligned to 1 GiB: allocator offsets then keep their alignment
  * as addresses (shmem_align up to 1 GiB), and huge pages can back it. */
 #include "heap/heap.h"
+#include "util/assert.h"
 #include "util/err.h"
 #include "util/log.h"
 
@@ -68,7 +69,9 @@ static uintptr_t propose(size_t size)
     void *p = mmap(NULL, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (p == MAP_FAILED) return 0;
     munmap(p, len);
-    return ((uintptr_t)p + HEAP_ALIGN - 1) & ~(HEAP_ALIGN - 1);
+    uintptr_t base = ((uintptr_t)p + HEAP_ALIGN - 1) & ~(HEAP_ALIGN - 1);
+    SHMI_ASSERT(base >= (uintptr_t)p && base - (uintptr_t)p + size <= len);
+    return base;
 }
 
 struct round_msg {
@@ -95,6 +98,7 @@ static int agree(struct shmi_seg *seg, shmi_boot_t *b, uintptr_t first, char *er
         for (int i = 0; i < b->size && bad < 0; i++)
             if (!all[i].ok) bad = i;
         if (bad < 0) {
+            SHMI_ASSERT(at == (void *)base); /* mapped exactly at the agreed base */
             seg->base = at;
             free(all);
             return SHMI_OK;
@@ -128,6 +132,7 @@ int shmi_heap_reserve(struct shmi_seg *seg, shmi_boot_t *b, size_t size, uintptr
     seg->name = "heap";
     seg->size = (size + 4095) & ~(size_t)4095;
     seg->fd = -1;
+    SHMI_ASSERT(b->size >= 1 && b->rank >= 0 && b->rank < b->size);
     if (seg->size < size) {
         snprintf(err, errlen, "SHMEM_SYMMETRIC_SIZE=%zu is too large for this machine", size);
         return SHMI_EINVAL;

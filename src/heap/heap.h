@@ -1,8 +1,9 @@
 /* heap.h - symmetric segments: address ranges every PE can reach.
  *
- * A segment is one range of this PE's memory, backed by a memory kind (only
- * "host": a memfd, so nothing is ever left in /dev/shm and the memory goes
- * away with the last process that maps it).  Two segments exist:
+ * A segment is one range of this PE's memory, backed by a memory kind ("host":
+ * a memfd, so nothing is ever left in /dev/shm and the memory goes away with
+ * the last process that maps it; the GPU heap's segment is of the "cuda"
+ * kind, mkind_cuda.h).  Two host segments exist:
  *   - the heap: reserved at the SAME virtual address on every PE (PEs agree on
  *     a base that is free in all of them, see shmi_heap_reserve);
  *   - the globals: the executable's data+bss moved onto a memfd in place, so
@@ -27,8 +28,9 @@ struct shmi_seg {
     const char *name;  /* "heap" or "globals", for messages */
 };
 
-/* Memory kinds: how a segment's memory is created and mapped.  "host" only
- * for now; the GPU kind (CUDA VMM) adds a row. */
+/* Memory kinds: how a segment's memory is created and mapped.  Two rows:
+ * shmi_mkind_host (heap.c) and shmi_mkind_cuda (mkind_cuda.c: CUDA VMM
+ * memory for the GPU heap, whose address reservation is its own). */
 struct shmi_mkind_ops {
     const char *name;
     int (*create)(const char *name, size_t size, int *fd);

@@ -25,6 +25,7 @@
  * PEs 1.87 -> 0.16 us; calm spins in the 8-PE barrier cost 3.4 -> 6.0 us, hence
  * shmi_wait_many. */
 #include "transport/wait.h"
+#include "util/clock.h"
 
 #include <limits.h>
 #include <linux/futex.h>
@@ -55,13 +56,6 @@ static double yield_s = YIELD_NS * 1e-9;
 static _Thread_local int calm;             /* our last yield was calm */
 static _Thread_local double yield_min = 1; /* fastest yield seen, seconds */
 void (*shmi_wait_hook)(int event, double waited_s);
-
-static double now_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
 
 void shmi_wait_set_spin(unsigned long spins) { spin_limit = spins; }
 
@@ -178,13 +172,13 @@ const struct shmi_net_poll *shmi_wait_net;
 static int net_poll(int (*ready)(const void *arg), const void *arg,
                     const struct shmi_net_poll *net)
 {
-    double end = now_s() + NET_POLL_NS * 1e-9;
+    double end = shmi_clock_s() + NET_POLL_NS * 1e-9;
     int done;
     net->begin();
     for (;;) {
         if ((done = ready(arg))) break;
         net->progress();
-        if ((done = ready(arg)) || now_s() > end) break;
+        if ((done = ready(arg)) || shmi_clock_s() > end) break;
         sched_yield();
     }
     net->end(!done);
@@ -239,22 +233,22 @@ static void wait_impl(struct shmi_bell *bell, int (*ready)(const void *arg), con
     /* with a network, no spin without progress: what we wait for may be
      * sitting in our socket */
     if (net ? net_poll(ready, arg, net) : spin(ready, arg, first)) return;
-    double t0 = now_s(), t = t0;
+    double t0 = shmi_clock_s(), t = t0;
     for (int i = 0; i < 16 || t - t0 < yield_s; i++) {
         if (ready(arg)) return;
         double ty = t;
         sched_yield();
-        t = now_s();
+        t = shmi_clock_s();
         double dt = t - ty;
         if (dt < yield_min) yield_min = dt;
         calm = dt < 2 * yield_min + 200e-9; /* no context switch in it */
         if (calm_ok && calm && spin(ready, arg, CALM_SPIN)) return;
-        if (calm_ok && calm) t = now_s();
+        if (calm_ok && calm) t = shmi_clock_s();
     }
     calm = 0;
     long ns = 50000;
     void (*hook)(int, double) = shmi_wait_hook;
-    double start = hook ? now_s() : 0, next = 1.0;
+    double start = hook ? shmi_clock_s() : 0, next = 1.0;
     if (hook) hook(SHMI_WAIT_SLEEP, 0);
     int slot = enlist(bell, w);
     /* writers that do not fence (asymmetric mode): make their stores
@@ -267,7 +261,7 @@ static void wait_impl(struct shmi_bell *bell, int (*ready)(const void *arg), con
         if (ready(arg)) break;
         if (ns < 1000000) ns *= 2;
         if (hook && ns >= 1000000) {
-            double waited = now_s() - start;
+            double waited = shmi_clock_s() - start;
             if (waited >= next) {
                 hook(SHMI_WAIT_STILL, waited);
                 next = waited + 1.0;
@@ -275,7 +269,7 @@ static void wait_impl(struct shmi_bell *bell, int (*ready)(const void *arg), con
         }
     }
     delist(bell, w, slot);
-    if (hook) hook(SHMI_WAIT_DONE, now_s() - start);
+    if (hook) hook(SHMI_WAIT_DONE, shmi_clock_s() - start);
 }
 
 void shmi_wait(struct shmi_bell *bell, int (*ready)(const void *arg), const void *arg)

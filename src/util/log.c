@@ -1,9 +1,11 @@
 /* log.c - see log.h.  Every line is formatted into one buffer and written with
  * one write(2) so lines of different PEs and threads never interleave. */
 #include "log.h"
+#include "util/assert.h"
 #include "err.h"
 
 #include <stdarg.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -99,4 +101,18 @@ char *shmi_fmt_size(size_t n, char *buf, size_t len)
     if (u == 0) snprintf(buf, len, "%zu B", n);
     else snprintf(buf, len, "%.1f %s", v, units[u]);
     return buf;
+}
+
+/* The path from src/ on (what the build passes is absolute). */
+static const char *short_path(const char *file)
+{
+    const char *p = strstr(file, "/src/");
+    return p ? p + 5 : file;
+}
+
+_Noreturn void shmi_assert_fail(const char *expr, const char *file, int line, const char *func)
+{
+    shmi_log_error("internal assertion failed: %s:%d: %s (in %s)", short_path(file), line, expr,
+                   func);
+    abort();
 }

@@ -3,8 +3,8 @@
  * of the layers that define public routines (api, ext), so no source names
  * it.
  *
- * For every routine X of SHMI_PSHMEM_NAMES (include/pshmem.h, generated from
- * the prototypes of shmem.h and shmemx.h):
+ * For every routine X of SHMI_PSHMEM_NAMES (pshmem.h, generated during the
+ * build into <build>/include from the prototypes of shmem.h and shmemx.h):
  *   - an asm label renames X to pX, so the routine is defined as the strong
  *     symbol pX and the library's own calls of X go to pX (a profiling tool
  *     that replaces X sees only the program's calls);

@@ -2,6 +2,7 @@
  * owner map) over one symmetric allocation; owner/offset lookup, each PE's
  * part, owner-computes iteration, and get/put by global index range.
  *
+ * The index arithmetic of every layout is layout.c's (pure, tested alone).
  * Invariant that everything here relies on: on every layout a PE stores its
  * elements in increasing global order.  So the elements of a global range
  * [lo, hi) owned by PE p are p's local range [before(p, lo), before(p, hi)):
@@ -9,11 +10,11 @@
  *
  * Storage: the largest part, allocated on every PE (allocation is collective
  * and must be the same size everywhere); the smaller parts leave a tail
- * unused.  BLOCK follows examples/block_distribution.c: the first n % npes
- * PEs own one extra element.  USER maps cost 20 bytes per element on every
- * PE (owner, local index and each PE's global index list): O(1) lookups. */
+ * unused.  USER maps, built here, cost 20 bytes per element on every PE
+ * (owner, local index and each PE's global index list): O(1) lookups. */
 #include "ext/dist/dist_impl.h"
 #include "core/state.h"
+#include "util/num.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -23,32 +24,6 @@
 #define STAGE_RUN_BYTES 256
 #define STAGE_BYTES ((size_t)256 << 10)
 
-size_t shmi_dist_before(const struct shmemx_dist_s *d, int p, size_t g)
-{
-    size_t np = (size_t)d->npes, up = (size_t)p;
-    switch (d->kind) {
-    case SHMEMX_LAYOUT_KIND_BLOCK: {
-        size_t s = shmi_dist_bstart(d, p);
-        return g <= s ? 0 : shmi_min(g - s, shmi_dist_count(d, p));
-    }
-    case SHMEMX_LAYOUT_KIND_CYCLIC: return g > up ? (g - up - 1) / np + 1 : 0;
-    case SHMEMX_LAYOUT_KIND_BLOCK_CYCLIC: {
-        size_t round = d->b * np, r = g % round, lo = up * d->b;
-        return (g / round) * d->b + (r <= lo ? 0 : shmi_min(r - lo, d->b));
-    }
-    default: {
-        const size_t *a = d->glist + d->gstart[p];
-        size_t lo = 0, hi = d->gstart[p + 1] - d->gstart[p];
-        while (lo < hi) { /* first index whose global index is >= g */
-            size_t mid = lo + (hi - lo) / 2;
-            if (a[mid] < g) lo = mid + 1;
-            else hi = mid;
-        }
-        return lo;
-    }
-    }
-}
-
 static void check_dist(const char *fn, shmemx_dist_t d)
 {
     shmi_check_running(fn);
@@ -57,10 +32,10 @@ static void check_dist(const char *fn, shmemx_dist_t d)
 
 static void free_user_map(struct shmemx_dist_s *d)
 {
-    free(d->own);
-    free(d->loc);
-    free(d->glist);
-    free(d->gstart);
+    free(d->lay.own);
+    free(d->lay.loc);
+    free(d->lay.glist);
+    free(d->lay.gstart);
 }
 
 /* FNV-1a over the owner array: compared across PEs. */
@@ -76,37 +51,38 @@ static void check_same_map(const char *fn, const struct shmemx_dist_s *d)
 {
     uint64_t *h = shmem_malloc(sizeof *h);
     if (!h) shmi_fatal("%s: no symmetric memory left for 8 bytes: raise SHMEM_SYMMETRIC_SIZE", fn);
-    *h = map_hash(d->own, d->n);
+    *h = map_hash(d->lay.own, d->lay.n);
     shmem_barrier_all();
     uint64_t h0 = shmem_uint64_g(h, 0);
     if (h0 != *h)
         shmi_fatal("%s: the USER owner function gave this PE another owner map than PE 0 "
                    "(hash %016llx vs %016llx for n=%zu): it must depend only on (index, "
                    "npes, ctx contents) and give the same answer on every PE", fn,
-                   (unsigned long long)*h, (unsigned long long)h0, d->n);
+                   (unsigned long long)*h, (unsigned long long)h0, d->lay.n);
     shmem_free(h);
 }
 
 static void build_user_map(const char *fn, struct shmemx_dist_s *d, shmemx_layout_t lay)
 {
-    size_t n = d->n, np = (size_t)d->npes;
-    d->own = malloc((n ? n : 1) * sizeof *d->own);
-    d->loc = malloc((n ? n : 1) * sizeof *d->loc);
-    d->glist = malloc((n ? n : 1) * sizeof *d->glist);
-    d->gstart = calloc(np + 2, sizeof *d->gstart);
-    if (!d->own || !d->loc || !d->glist || !d->gstart)
+    struct shmi_layout *m = &d->lay;
+    size_t n = m->n, np = (size_t)m->npes;
+    m->own = malloc((n ? n : 1) * sizeof *m->own);
+    m->loc = malloc((n ? n : 1) * sizeof *m->loc);
+    m->glist = malloc((n ? n : 1) * sizeof *m->glist);
+    m->gstart = calloc(np + 2, sizeof *m->gstart);
+    if (!m->own || !m->loc || !m->glist || !m->gstart)
         shmi_fatal("%s: out of private memory for a USER owner map of %zu elements "
                    "(20 bytes each): use a BLOCK, CYCLIC or BLOCK_CYCLIC layout", fn, n);
     for (size_t i = 0; i < n; i++) {
-        int p = lay.owner(i, d->npes, lay.ctx);
-        if (p < 0 || p >= d->npes)
+        int p = lay.owner(i, m->npes, lay.ctx);
+        if (p < 0 || p >= m->npes)
             shmi_fatal("%s: the USER owner function returned %d for index %zu: owners must "
-                       "be PEs 0..%d", fn, p, i, d->npes - 1);
-        d->own[i] = p;
-        d->loc[i] = d->gstart[p + 2]++; /* count per PE, shifted by 2 for the scan */
+                       "be PEs 0..%d", fn, p, i, m->npes - 1);
+        m->own[i] = p;
+        m->loc[i] = m->gstart[p + 2]++; /* count per PE, shifted by 2 for the scan */
     }
-    for (size_t p = 0; p < np; p++) d->gstart[p + 2] += d->gstart[p + 1];
-    for (size_t i = 0; i < n; i++) d->glist[d->gstart[d->own[i] + 1]++] = i;
+    for (size_t p = 0; p < np; p++) m->gstart[p + 2] += m->gstart[p + 1];
+    for (size_t i = 0; i < n; i++) m->glist[m->gstart[m->own[i] + 1]++] = i;
     /* gstart[p + 1] is now the end of p's list = start of p + 1's. */
 }
 
@@ -135,28 +111,19 @@ static struct shmemx_dist_s *describe(const char *fn, size_t n, size_t elem, shm
 {
     shmi_check_running(fn);
     check_layout(fn, lay, elem);
-    if (n && elem > SIZE_MAX / n)
+    if (shmi_mul_overflows(n, elem, NULL))
         shmi_fatal("%s: n=%zu elements of %zu bytes overflows size_t: a negative count "
                    "converted to size_t?", fn, n, elem);
     struct shmemx_dist_s *d = calloc(1, sizeof *d);
     if (!d) shmi_fatal("%s: out of private memory", fn);
-    d->n = n;
+    d->lay = shmi_layout_make(lay.kind, n, shmem_n_pes(), lay.block);
     d->elem = elem;
-    d->kind = lay.kind;
-    d->npes = shmem_n_pes();
     d->me = shmem_my_pe();
-    if (lay.kind == SHMEMX_LAYOUT_KIND_BLOCK) {
-        d->b = n / (size_t)d->npes;
-        d->rem = n % (size_t)d->npes;
-    } else {
-        d->b = lay.block;
-    }
     if (lay.kind == SHMEMX_LAYOUT_KIND_USER) {
         build_user_map(fn, d, lay);
         check_same_map(fn, d);
     }
-    for (int p = 0; p < d->npes; p++)
-        if (shmi_dist_count(d, p) > d->maxlocal) d->maxlocal = shmi_dist_count(d, p);
+    d->maxlocal = shmi_layout_maxcount(&d->lay);
     return d;
 }
 
@@ -201,7 +168,7 @@ void shmemx_dist_destroy(shmemx_dist_t d)
     free(d);
 }
 
-size_t shmemx_dist_size(shmemx_dist_t d) { check_dist(__func__, d); return d->n; }
+size_t shmemx_dist_size(shmemx_dist_t d) { check_dist(__func__, d); return d->lay.n; }
 size_t shmemx_dist_elem_size(shmemx_dist_t d) { check_dist(__func__, d); return d->elem; }
 void *shmemx_dist_local(shmemx_dist_t d) { check_dist(__func__, d); return d->local; }
 
@@ -209,17 +176,17 @@ size_t shmemx_dist_local_count(shmemx_dist_t d, int pe)
 {
     check_dist(__func__, d);
     shmi_check_pe(__func__, pe);
-    return shmi_dist_count(d, pe);
+    return shmi_layout_count(&d->lay, pe);
 }
 
 int shmemx_dist_owner(shmemx_dist_t d, size_t i, size_t *local_index)
 {
     check_dist(__func__, d);
-    if (i >= d->n)
+    if (i >= d->lay.n)
         shmi_fatal("shmemx_dist_owner: index %zu is out of range: the array has %zu elements",
-                   i, d->n);
+                   i, d->lay.n);
     size_t l;
-    int p = shmi_dist_owner(d, i, &l);
+    int p = shmi_layout_owner(&d->lay, i, &l);
     if (local_index) *local_index = l;
     return p;
 }
@@ -228,19 +195,19 @@ size_t shmemx_dist_global_index(shmemx_dist_t d, int pe, size_t local_index)
 {
     check_dist(__func__, d);
     shmi_check_pe(__func__, pe);
-    if (local_index >= shmi_dist_count(d, pe))
+    if (local_index >= shmi_layout_count(&d->lay, pe))
         shmi_fatal("shmemx_dist_global_index: local index %zu is out of range: PE %d owns %zu "
-                   "elements", local_index, pe, shmi_dist_count(d, pe));
-    return shmi_dist_global(d, pe, local_index);
+                   "elements", local_index, pe, shmi_layout_count(&d->lay, pe));
+    return shmi_layout_global(&d->lay, pe, local_index);
 }
 
 int shmemx_dist_local_range(shmemx_dist_t d, int pe, size_t *first, size_t *count)
 {
     check_dist(__func__, d);
     shmi_check_pe(__func__, pe);
-    size_t c = shmi_dist_count(d, pe);
-    if (d->kind != SHMEMX_LAYOUT_KIND_BLOCK && d->npes > 1) return 0;
-    if (first) *first = c ? shmi_dist_global(d, pe, 0) : 0;
+    size_t c = shmi_layout_count(&d->lay, pe);
+    if (d->lay.kind != SHMEMX_LAYOUT_KIND_BLOCK && d->lay.npes > 1) return 0;
+    if (first) *first = c ? shmi_layout_global(&d->lay, pe, 0) : 0;
     if (count) *count = c;
     return 1;
 }
@@ -249,16 +216,17 @@ shmemx_dist_iter_t shmemx_dist_iter(shmemx_dist_t d, int pe, size_t lo, size_t h
 {
     check_dist(__func__, d);
     shmi_check_pe(__func__, pe);
-    hi = shmi_min(hi, d->n);
+    hi = shmi_min(hi, d->lay.n);
     lo = shmi_min(lo, hi);
-    return (shmemx_dist_iter_t){ d, pe, shmi_dist_before(d, pe, lo), shmi_dist_before(d, pe, hi) };
+    return (shmemx_dist_iter_t){ d, pe, shmi_layout_before(&d->lay, pe, lo),
+                                 shmi_layout_before(&d->lay, pe, hi) };
 }
 
 int shmemx_dist_next(shmemx_dist_iter_t *it, shmemx_dist_run_t *run)
 {
     if (it->next >= it->end) return 0;
-    size_t len = shmi_dist_runlen(it->d, it->pe, it->next, it->end - it->next);
-    *run = (shmemx_dist_run_t){ shmi_dist_global(it->d, it->pe, it->next), it->next, len };
+    size_t len = shmi_layout_runlen(&it->d->lay, it->pe, it->next, it->end - it->next);
+    *run = (shmemx_dist_run_t){ shmi_layout_global(&it->d->lay, it->pe, it->next), it->next, len };
     it->next += len;
     return 1;
 }
@@ -279,9 +247,9 @@ static void check_range(const char *fn, shmemx_dist_t d, const void *buf, size_t
                         size_t count)
 {
     check_dist(fn, d);
-    if (first > d->n || count > d->n - first)
+    if (first > d->lay.n || count > d->lay.n - first)
         shmi_fatal("%s: range [%zu, %zu + %zu) is outside the array's %zu elements", fn, first,
-                   first, count, d->n);
+                   first, count, d->lay.n);
     if (count && !buf) shmi_fatal("%s: buf is NULL for %zu elements", fn, count);
 }
 
@@ -299,15 +267,16 @@ static void xfer(shmemx_dist_t d, int is_put, char *mine, size_t l, size_t nel, 
 static void owner_share(shmemx_dist_t d, int is_put, char *buf, size_t first, size_t count,
                         int p, char *stage)
 {
-    size_t l0 = shmi_dist_before(d, p, first), l1 = shmi_dist_before(d, p, first + count);
+    size_t l0 = shmi_layout_before(&d->lay, p, first);
+    size_t l1 = shmi_layout_before(&d->lay, p, first + count);
     if (l0 == l1) return;
     int direct = !stage;
     while (l0 < l1) {
         size_t chunk = direct ? l1 - l0 : shmi_min(l1 - l0, STAGE_BYTES / d->elem);
         if (!direct && !is_put) xfer(d, 0, stage, l0, chunk, p);
         for (size_t l = l0; l < l0 + chunk;) {
-            size_t g = shmi_dist_global(d, p, l);
-            size_t len = shmi_dist_runlen(d, p, l, l0 + chunk - l);
+            size_t g = shmi_layout_global(&d->lay, p, l);
+            size_t len = shmi_layout_runlen(&d->lay, p, l, l0 + chunk - l);
             char *user = buf + (g - first) * d->elem;
             if (direct) xfer(d, is_put, user, l, len, p);
             else if (is_put) memcpy(stage + (l - l0) * d->elem, user, len * d->elem);
@@ -324,16 +293,16 @@ static void range_xfer(const char *fn, shmemx_dist_t d, int is_put, char *buf, s
 {
     check_range(fn, d, buf, first, count);
     if (count == 0) return;
-    size_t runbytes = d->kind == SHMEMX_LAYOUT_KIND_BLOCK || d->npes == 1 ? SIZE_MAX
-                      : d->kind == SHMEMX_LAYOUT_KIND_CYCLIC ? d->elem
-                      : d->kind == SHMEMX_LAYOUT_KIND_BLOCK_CYCLIC ? d->b * d->elem
-                      : count * d->elem / (size_t)d->npes; /* USER: a guess */
+    size_t runbytes = d->lay.kind == SHMEMX_LAYOUT_KIND_BLOCK || d->lay.npes == 1 ? SIZE_MAX
+                      : d->lay.kind == SHMEMX_LAYOUT_KIND_CYCLIC ? d->elem
+                      : d->lay.kind == SHMEMX_LAYOUT_KIND_BLOCK_CYCLIC ? d->lay.b * d->elem
+                      : count * d->elem / (size_t)d->lay.npes; /* USER: a guess */
     char *stage = NULL;
     if (runbytes < STAGE_RUN_BYTES && d->elem <= STAGE_BYTES) {
         stage = malloc(STAGE_BYTES);
         if (!stage) shmi_fatal("%s: out of private memory for a staging buffer", fn);
     }
-    for (int p = 0; p < d->npes; p++) owner_share(d, is_put, buf, first, count, p, stage);
+    for (int p = 0; p < d->lay.npes; p++) owner_share(d, is_put, buf, first, count, p, stage);
     free(stage);
 }
 

@@ -21,6 +21,7 @@
  * with 1 or 2 PEs along a dimension), and epochs only grow (no reset). */
 #include "ext/dist/dist_impl.h"
 #include "core/state.h"
+#include "util/num.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -42,21 +43,17 @@ struct shmemx_halo_s {
     char *nbmem[NDIR];   /* neighbour's buffer as mapped here (NULL: use gets) */
 };
 
-static size_t bcount(size_t n, int p, int i) { return n / (size_t)p + ((size_t)i < n % (size_t)p); }
-static size_t bstart(size_t n, int p, int i)
-{
-    return (size_t)i * (n / (size_t)p) + shmi_min((size_t)i, n % (size_t)p);
-}
 
 static void box_of(const struct shmemx_halo_s *h, int pe, shmemx_halo_box_t *b)
 {
     int r = pe / h->pc, c = pe % h->pc;
-    size_t nr = bcount(h->gr, h->pr, r), nc = bcount(h->gc, h->pc, c);
+    size_t nr = shmi_layout_block_count(h->gr, h->pr, r);
+    size_t nc = shmi_layout_block_count(h->gc, h->pc, c);
     int active = nr > 0 && nc > 0;
-    *b = (shmemx_halo_box_t){ active ? bstart(h->gr, h->pr, r) : 0,
-                              active ? bstart(h->gc, h->pc, c) : 0, active ? nr : 0,
-                              active ? nc : 0, h->pitch, h->wr, h->wc, active ? r : -1,
-                              active ? c : -1, h->pr, h->pc };
+    size_t r0 = active ? shmi_layout_block_start(h->gr, h->pr, r) : 0;
+    size_t c0 = active ? shmi_layout_block_start(h->gc, h->pc, c) : 0;
+    *b = (shmemx_halo_box_t){ r0, c0, active ? nr : 0, active ? nc : 0, h->pitch, h->wr, h->wc,
+                              active ? r : -1, active ? c : -1, h->pr, h->pc };
 }
 
 /* Grid with the smallest block perimeter (the halo traffic) that leaves no
@@ -83,7 +80,7 @@ static void check_width(const char *fn, const char *dim, size_t n, int p, size_t
 {
     int active = (int)shmi_min(n, (size_t)p);
     if (w == 0 || active == 0 || (active == 1 && !periodic)) return;
-    size_t smallest = bcount(n, p, active - 1);
+    size_t smallest = shmi_layout_block_count(n, p, active - 1);
     if (w > smallest)
         shmi_fatal("%s: width %zu exceeds the smallest block along %s (%zu of %zu split over "
                    "%d PEs): ghosts must come from the next PE only; use fewer PEs along %s or a "
@@ -118,9 +115,12 @@ static struct shmemx_halo_s *create(const char *fn, size_t nrows, size_t ncols, 
 {
     check_width(fn, "rows", nrows, pr, wr, flags & SHMEMX_HALO_PERIODIC_ROWS);
     check_width(fn, "columns", ncols, pc, wc, flags & SHMEMX_HALO_PERIODIC_COLS);
-    size_t maxr = bcount(nrows, pr, 0), maxc = bcount(ncols, pc, 0);
-    size_t pitch = maxc + 2 * wc, rows = maxr + 2 * wr;
-    if (maxr && maxc && (rows > SIZE_MAX / pitch || rows * pitch > SIZE_MAX / elem))
+    /* Part 0 of a BLOCK split is the largest. */
+    size_t maxr = shmi_layout_block_count(nrows, pr, 0);
+    size_t maxc = shmi_layout_block_count(ncols, pc, 0);
+    size_t pitch = maxc + 2 * wc, rows = maxr + 2 * wr, cells;
+    if (maxr && maxc &&
+        (shmi_mul_overflows(rows, pitch, &cells) || shmi_mul_overflows(cells, elem, NULL)))
         shmi_fatal("%s: %zu x %zu elements of %zu bytes overflows size_t", fn, nrows, ncols, elem);
     struct shmemx_halo_s *h = calloc(1, sizeof *h);
     if (!h) shmi_fatal("%s: out of private memory", fn);

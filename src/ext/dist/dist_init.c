@@ -14,6 +14,7 @@
  * shmem_collectmem could replace it for BLOCK. */
 #include "ext/dist/dist_impl.h"
 #include "core/state.h"
+#include "util/num.h"
 
 #include <string.h>
 
@@ -67,11 +68,9 @@ static char *sym_bytes(const char *fn, void *sym, size_t nelems, size_t elem)
     shmi_check_running(fn);
     if (elem == 0)
         shmi_fatal("%s: elem_size is 0: pass the size of one element, e.g. sizeof(double)", fn);
-    if (nelems > SIZE_MAX / elem)
-        shmi_fatal("%s: nelems=%zu elements of %zu bytes overflows size_t: a negative count "
-                   "converted to size_t?", fn, nelems, elem);
-    if (nelems == 0) return sym;
-    return shmi_sym(fn, "sym", sym, nelems * elem, shmi_g.me);
+    size_t n = shmi_nbytes(fn, nelems, elem);
+    if (n == 0) return sym;
+    return shmi_sym(fn, "sym", sym, n, shmi_g.me);
 }
 
 void shmemx_init_local(void *sym, size_t nelems, size_t elem_size, shmemx_fill_t fill)
@@ -112,10 +111,10 @@ void shmemx_dist_allgather(shmemx_dist_t d, void *dest)
 {
     shmi_check_running(__func__);
     if (!d) shmi_fatal("shmemx_dist_allgather: d is NULL");
-    if (d->n && !dest)
+    if (d->lay.n && !dest)
         shmi_fatal("shmemx_dist_allgather: dest is NULL: pass a buffer of n=%zu elements (%zu "
-                   "bytes) on every PE", d->n, d->n * d->elem);
+                   "bytes) on every PE", d->lay.n, d->lay.n * d->elem);
     shmem_barrier_all(); /* every part is written */
-    shmemx_dist_get(d, dest, 0, d->n);
+    shmemx_dist_get(d, dest, 0, d->lay.n);
     shmem_barrier_all(); /* nobody reads our part any more: we may write it */
 }

@@ -42,6 +42,7 @@
  * unprivileged userfaultfd is often disabled. */
 #include "ext/dist/dist_impl.h"
 #include "core/state.h"
+#include "util/num.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -81,7 +82,7 @@ static int handler_installed;
  * largest part, is padding and stays zero). */
 static size_t data_elems(const struct shmi_lazy *lz, int p)
 {
-    return lz->dist ? shmi_dist_count(lz->dist, p) : lz->nelems;
+    return lz->dist ? shmi_layout_count(&lz->dist->lay, p) : lz->nelems;
 }
 
 /* Elements [e0, e1) of PE p's copy into out; with zero_tail, padding past
@@ -91,8 +92,8 @@ static void fill_elems(const struct shmi_lazy *lz, int p, size_t e0, size_t e1, 
 {
     size_t end = shmi_min(e1, data_elems(lz, p));
     for (size_t l = e0; l < end;) {
-        size_t g = lz->dist ? shmi_dist_global(lz->dist, p, l) : l;
-        size_t len = lz->dist ? shmi_dist_runlen(lz->dist, p, l, end - l) : end - l;
+        size_t g = lz->dist ? shmi_layout_global(&lz->dist->lay, p, l) : l;
+        size_t len = lz->dist ? shmi_layout_runlen(&lz->dist->lay, p, l, end - l) : end - l;
         shmi_fill_run(&lz->fill, out + (l - e0) * lz->elem, g, len, lz->elem, p);
         l += len;
     }
@@ -350,7 +351,8 @@ void *shmi_lazy_create(const char *fn, size_t nelems, size_t elem, size_t block_
     shmi_fill_check(fn, fill);
     if (elem == 0)
         shmi_fatal("%s: elem_size is 0: pass the size of one element, e.g. sizeof(double)", fn);
-    if (nelems > SIZE_MAX / 2 / elem)
+    size_t bytes;
+    if (shmi_mul_overflows(nelems, elem, &bytes) || bytes > SIZE_MAX / 2)
         shmi_fatal("%s: nelems=%zu elements of %zu bytes overflows size_t", fn, nelems, elem);
     size_t block = block_size(fn, block_bytes, elem);
     *out = NULL;
