@@ -9,6 +9,8 @@
  *                 and the job goes on
  *   threads_ok    SHMEM_THREAD_MULTIPLE: a second thread allocates and
  *                 synchronizes on every PE
+ *   usr1          SIGUSR1 to itself, then a barrier: a heap report where
+ *                 the default name puts it (report_security.sh checks where)
  * Modes that must end the job with symheap's one line (expect_fail.sh):
  *   ctx_garbage   shmem_ctx_long_p((shmem_ctx_t)0x1234, ...)
  *   put_null      shmem_putmem(sym, NULL, 8, pe)
@@ -22,6 +24,7 @@
 #include <shmem.h>
 
 #include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -116,6 +119,9 @@ int main(int argc, char **argv)
         shmem_free(q);
     } else if (!strcmp(m, "threads_ok")) {
         CHECK(run_thread(m), "the second thread read a wrong value");
+    } else if (!strcmp(m, "usr1")) {
+        CHECK(raise(SIGUSR1) == 0, "raise");
+        shmem_barrier_all(); /* writes the report */
     } else if (!strcmp(m, "ctx_garbage")) {
         shmem_ctx_long_p((shmem_ctx_t)0x1234, sym, 1, peer);
     } else if (!strcmp(m, "put_null")) {
