@@ -9,6 +9,8 @@
  *                 and the job goes on
  *   threads_ok    SHMEM_THREAD_MULTIPLE: a second thread allocates and
  *                 synchronizes on every PE
+ *   no_finalize   every PE returns from main without shmem_finalize: finalized
+ *                 at exit, the job exits 0
  *   usr1          SIGUSR1 to itself, then a barrier: a heap report where
  *                 the default name puts it (report_security.sh checks where)
  * Modes that must end the job with symheap's one line (expect_fail.sh):
@@ -119,6 +121,10 @@ int main(int argc, char **argv)
         shmem_free(q);
     } else if (!strcmp(m, "threads_ok")) {
         CHECK(run_thread(m), "the second thread read a wrong value");
+    } else if (!strcmp(m, "no_finalize")) {
+        shmem_barrier_all();
+        if (me == 0) printf("pe_hardening: no_finalize ok\n");
+        return 0;
     } else if (!strcmp(m, "usr1")) {
         CHECK(raise(SIGUSR1) == 0, "raise");
         shmem_barrier_all(); /* writes the report */
