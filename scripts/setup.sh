@@ -2,7 +2,8 @@
 # setup.sh - install what building and testing symheap needs, if it is missing.
 #
 # On Debian 12 (and derivatives with apt): gcc, make, cmake (>= 3.25),
-# pkg-config; clang and libclang-rt-14-dev (libFuzzer and clang's sanitizer
+# pkg-config; autoconf and automake (the test that builds an autotools project
+# with symcc, tests/tools); clang and libclang-rt-14-dev (libFuzzer and clang's sanitizer
 # runtimes) for the fuzz targets (build-fuzz/, docs/testing.md); and for the
 # benchmark comparison (bench/compare.sh) Open MPI's OpenSHMEM: openmpi-bin,
 # libopenmpi-dev; for the PMIx bootstrap (mpirun/srun, docs/cluster.md) and
@@ -16,7 +17,7 @@
 # what to install.  Called by ./dev.
 set -euo pipefail
 
-packages=(gcc make cmake pkg-config clang libclang-rt-14-dev openmpi-bin libopenmpi-dev libpmix-dev
+packages=(gcc make cmake pkg-config autoconf automake clang libclang-rt-14-dev openmpi-bin libopenmpi-dev libpmix-dev
           libucx-dev iproute2)
 
 have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'; }

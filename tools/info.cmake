@@ -117,5 +117,15 @@ if(SYMHEAP_TESTS)
             ${CMAKE_CURRENT_BINARY_DIR}/symcc ${CMAKE_SOURCE_DIR}/examples/hello_address.c
             ${CMAKE_CURRENT_BINARY_DIR} $<TARGET_FILE:symrun>)
   set_tests_properties(tools_symcc PROPERTIES TIMEOUT 120 LABELS tools
-    ENVIRONMENT "CC=${CMAKE_C_COMPILER}")
+    ENVIRONMENT "SYMCC_CC=${CMAKE_C_COMPILER}")
+  # Other build systems drive symcc with CC=symcc in the environment (issue 17):
+  # an autotools project (./configure CC=symcc && make), a CMake project
+  # (-DCMAKE_C_COMPILER=symcc), and symcc given itself as CC.
+  foreach(mode autotools cmake self)
+    add_test(NAME tools_symcc_${mode}
+      COMMAND bash ${CMAKE_SOURCE_DIR}/tests/tools/symcc_projects.sh ${mode}
+              ${CMAKE_CURRENT_BINARY_DIR}/symcc $<TARGET_FILE:symrun> ${CMAKE_CURRENT_BINARY_DIR}/work)
+    set_tests_properties(tools_symcc_${mode} PROPERTIES TIMEOUT 300 LABELS tools
+      SKIP_RETURN_CODE 77)
+  endforeach()
 endif()

@@ -71,17 +71,28 @@ static const char size_syntax[] =
     "a number (decimal, or hex with 0x) with an optional suffix k/K, m/M, g/G, "
     "t/T (powers of 1024) and an optional B: 512M, 64G";
 static const char bool_syntax[] = "1/0, yes/no, on/off or true/false";
+static const char count_syntax[] =
+    "a whole number in decimal (no suffix, no sign): counts (type count) and seconds "
+    "(type seconds)";
+static const char addr_syntax[] = "an address, best in hex (0x7ffec0000000), with a size's syntax";
+static const char range_rule[] =
+    "Every number has a range (column Range); a value outside it is refused with the range";
 
 static void print_env(void)
 {
     printf("Environment variables, read once at shmem_init:\n");
     wrap("  sizes:    ", size_syntax, 12, 78);
     wrap("  booleans: ", bool_syntax, 12, 78);
+    wrap("  numbers:  ", count_syntax, 12, 78);
+    wrap("  address:  ", addr_syntax, 12, 78);
     for (int i = 0; i < shmi_env_count; i++) {
         const struct shmi_env_desc *d = &shmi_env_table[i];
         const char *from = NULL;
         const char *val = shmi_env_get(d->name, &from);
-        printf("\n  %s  (%s, default %s)%s%s%s%s\n", d->var, d->kind, d->def,
+        char range[64] = "";
+        if (d->min[0] || d->max[0])
+            snprintf(range, sizeof range, ", %s to %s", d->min[0] ? d->min : "0", d->max);
+        printf("\n  %s  (%s%s, default %s)%s%s%s%s\n", d->var, d->kind, range, d->def,
                val ? ", now set to " : "", val ? val : "",
                val && strcmp(from, d->var) ? " by " : "", val && strcmp(from, d->var) ? from : "");
         if (d->alias[0]) printf("    NVSHMEM's name: %s\n", d->alias);
@@ -108,17 +119,20 @@ static void print_markdown(void)
            "A value that does not parse is an error naming the variable, never silently "
            "replaced by the default. `symheap-info --env` lists them with their current "
            "values.\n\n");
-    printf("Sizes: %s. Booleans: %s.\n\n", size_syntax, bool_syntax);
+    printf("Sizes: %s. Booleans: %s. Numbers: %s. Addresses: %s. %s.\n\n", size_syntax,
+           bool_syntax, count_syntax, addr_syntax, range_rule);
     printf("NVSHMEM's names (column *NVSHMEM alias*) are read when the `SHMEM_` variable is "
            "unset, so NVSHMEM programs keep their settings; `NVSHMEM_DEBUG` also takes "
            "NVSHMEM's levels (`INFO`, `TRACE`, `ABORT`: on; `WARN`, `VERSION`: off) and "
            "`NVSHMEM_BOOTSTRAP` its `PMI`, `MPI` and `SHMEM` (all mean `auto` here).\n\n");
-    printf("| Variable | NVSHMEM alias | Type | Default | Description |\n");
-    printf("|---|---|---|---|---|\n");
+    printf("| Variable | NVSHMEM alias | Type | Default | Range | Description |\n");
+    printf("|---|---|---|---|---|---|\n");
     for (int i = 0; i < shmi_env_count; i++) {
         const struct shmi_env_desc *d = &shmi_env_table[i];
         printf("| `%s` | %s%s%s | %s | `%s` | ", d->var, d->alias[0] ? "`" : "", d->alias,
                d->alias[0] ? "`" : "", d->kind, d->def);
+        if (d->min[0] || d->max[0]) printf("%s to %s ", d->min[0] ? d->min : "0", d->max);
+        printf("| ");
         md_cell(d->help);
         printf(" |\n");
     }

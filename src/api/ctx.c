@@ -23,15 +23,21 @@ struct shmem_ctx_s shmi_ctx_default_s = { .magic = SHMI_CTX_LIVE, .team = SHMEM_
 static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct shmem_ctx_s *dead_head, *dead_tail;
 static size_t ndead;
-/* Every context struct stays reachable from here, so a program that never
- * destroys its contexts (allowed) shows no leak to LeakSanitizer. */
-static struct shmem_ctx_s *all_ctx;
+/* The array of every context struct (ctx.h), SHMI_CTX_MAX long: its pages
+ * are touched only as contexts are handed out (calloc of fresh memory).  It
+ * stays reachable from here, so a program that never destroys its contexts
+ * (allowed) shows no leak to LeakSanitizer. */
+struct shmem_ctx_s *_Atomic shmi_ctx_pool;
+static size_t pool_used;
 
 _Noreturn void shmi_ctx_bad(const char *fn, shmem_ctx_t ctx, int pe)
 {
     if (ctx == SHMEM_CTX_INVALID)
         shmi_fatal("%s: ctx is SHMEM_CTX_INVALID: create it with shmem_ctx_create (and check "
                    "its return value) or use SHMEM_CTX_DEFAULT", fn);
+    if (!shmi_ctx_in_pool(ctx))
+        shmi_fatal("%s: ctx=%p is not a context handle: pass one from shmem_ctx_create or "
+                   "SHMEM_CTX_DEFAULT", fn, (void *)ctx);
     if (ctx->magic == SHMI_CTX_DEAD)
         shmi_fatal("%s: ctx=%p was destroyed by shmem_ctx_destroy: use a live context", fn,
                    (void *)ctx);
@@ -49,13 +55,14 @@ static int ctx_live(const char *fn, shmem_ctx_t ctx)
 {
     shmi_check_running(fn);
     if (ctx == SHMEM_CTX_INVALID) return 0;
-    if (ctx != SHMEM_CTX_DEFAULT && ctx->magic != SHMI_CTX_LIVE) shmi_ctx_bad(fn, ctx, 0);
+    if (ctx != SHMEM_CTX_DEFAULT && (!shmi_ctx_in_pool(ctx) || ctx->magic != SHMI_CTX_LIVE))
+        shmi_ctx_bad(fn, ctx, 0);
     return 1;
 }
 
 static struct shmem_ctx_s *ctx_alloc(void)
 {
-    struct shmem_ctx_s *c = NULL;
+    struct shmem_ctx_s *c = NULL, *pool;
     pthread_mutex_lock(&pool_lock);
     if (ndead > QUARANTINE) {
         c = dead_head;
@@ -63,12 +70,12 @@ static struct shmem_ctx_s *ctx_alloc(void)
         if (!dead_head) dead_tail = NULL;
         ndead--;
     }
-    if (!c && (c = malloc(sizeof *c))) {
-        c->all = all_ctx;
-        all_ctx = c;
-    }
+    pool = atomic_load_explicit(&shmi_ctx_pool, memory_order_relaxed);
+    if (!c && !pool && (pool = calloc(SHMI_CTX_MAX, sizeof *pool)))
+        atomic_store_explicit(&shmi_ctx_pool, pool, memory_order_release);
+    if (!c && pool && pool_used < SHMI_CTX_MAX) c = &pool[pool_used++];
     pthread_mutex_unlock(&pool_lock);
-    return c;
+    return c; /* NULL: out of memory or of slots, which the spec lets create report */
 }
 
 static void ctx_retire(struct shmem_ctx_s *c)
@@ -134,8 +141,7 @@ static int create(const char *fn, shmem_team_t team, long options, shmem_ctx_t *
         return 1; /* out of memory: not an error, per the spec */
     }
     *c = (struct shmem_ctx_s){ .magic = SHMI_CTX_LIVE, .npes = n, .world = world,
-                               .options = options, .team = team, .owner = pthread_self(),
-                               .all = c->all };
+                               .options = options, .team = team, .owner = pthread_self() };
     *ctx = c;
     return 0;
 }

@@ -17,6 +17,8 @@
 #include <shmem.h>
 
 #include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
 
 enum { SHMI_CTX_LIVE = 0x63747821u, SHMI_CTX_DEAD = 0x64656164u };
 
@@ -28,8 +30,21 @@ struct shmem_ctx_s {
     shmem_team_t team;
     pthread_t owner;           /* creator: SHMEM_CTX_PRIVATE is destroyed by it only */
     struct shmem_ctx_s *next;  /* quarantine list of destroyed contexts */
-    struct shmem_ctx_s *all;   /* every struct ever allocated (never freed) */
 };
+
+/* Every context struct lives in one array (ctx.c), allocated at the first
+ * shmem_ctx_create and never freed: a handle is valid only if it points at
+ * an element of it, which two compares tell without reading *ctx.  So a
+ * garbage handle ((shmem_ctx_t)0x1234) is reported like a garbage team
+ * handle instead of crashing (issue 17). */
+#define SHMI_CTX_MAX 65536
+extern struct shmem_ctx_s *_Atomic shmi_ctx_pool;
+static inline int shmi_ctx_in_pool(shmem_ctx_t ctx)
+{
+    uintptr_t pool = (uintptr_t)atomic_load_explicit(&shmi_ctx_pool, memory_order_acquire);
+    uintptr_t off = (uintptr_t)ctx - pool;
+    return pool && off < SHMI_CTX_MAX * sizeof *ctx && off % sizeof *ctx == 0;
+}
 
 _Noreturn void shmi_ctx_bad(const char *fn, shmem_ctx_t ctx, int pe);
 
@@ -42,7 +57,8 @@ static inline int shmi_ctx_pe(const char *fn, shmem_ctx_t ctx, int pe)
         return pe;
     }
     shmi_check_running(fn);
-    if (!SHMI_LIKELY(ctx && ctx->magic == SHMI_CTX_LIVE && (unsigned)pe < (unsigned)ctx->npes))
+    if (!SHMI_LIKELY(shmi_ctx_in_pool(ctx) && ctx->magic == SHMI_CTX_LIVE &&
+                     (unsigned)pe < (unsigned)ctx->npes))
         shmi_ctx_bad(fn, ctx, pe);
     return ctx->world ? ctx->world[pe] : pe;
 }
@@ -61,6 +77,31 @@ static inline int shmi_ctx_pe(const char *fn, shmem_ctx_t ctx, int pe)
 /* Signedness and value bits of an integer type, sign-extended to 64 bits. */
 #define SHMI_SIGNED(T) (!((T)-1 > (T)0))
 #define SHMI_BITS(T, v) (SHMI_SIGNED(T) ? (uint64_t)(int64_t)(v) : (uint64_t)(v))
+
+/* rma.c: the private side of a put or get being copied by this thread, for
+ * the SIGSEGV handler installed at shmem_init (shmi_rma_fault_install): a
+ * fault inside [p, p+n) while it is set ends the job with one line naming
+ * the call and the bad address instead of a bare crash (issue 17); any
+ * other fault goes to the previous handler. */
+struct shmi_rma_guard {
+    const char *fn, *what; /* the call, "source" or "dest" */
+    const void *p;
+    size_t n;
+    int write;             /* the copy writes p (a get's dest) */
+};
+extern _Thread_local const struct shmi_rma_guard *shmi_rma_guard
+    __attribute__((tls_model("initial-exec")));
+static inline void shmi_rma_enter(const struct shmi_rma_guard *g)
+{
+    shmi_rma_guard = g;
+    __asm__ volatile("" ::: "memory");
+}
+static inline void shmi_rma_leave(void)
+{
+    __asm__ volatile("" ::: "memory");
+    shmi_rma_guard = NULL;
+}
+void shmi_rma_fault_install(void);
 
 /* rma.c: n bytes (> 0) from local src into world PE wpe's copy of symmetric
  * dest (checked), by its route (tp.h); mode: enum shmi_tp_mode; ring: ring

@@ -10,6 +10,7 @@
 #include "core/state.h"
 #include "core/mem_device.h"
 #include "core/team.h"
+#include "api/ctx.h" /* shmi_rma_fault_install */
 #include "util/err.h"
 
 #include <shmem.h>
@@ -19,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 static void abort_hook(int code, const char *msg)
@@ -31,10 +33,40 @@ static _Noreturn void init_fail(const char *step, const char *why)
     shmi_fatal("shmem_init: %s: %s", step, why);
 }
 
+/* This process's rank as its launcher set it (symrun, mpirun/srun), or -1:
+ * environment errors come before the bootstrap knows it. */
+static int launcher_rank(void)
+{
+    const char *vars[] = { getenv("SYMRUN_FD") ? "SYMRUN_RANK" : NULL, "PMIX_RANK",
+                           "OMPI_COMM_WORLD_RANK" };
+    for (size_t i = 0; i < sizeof vars / sizeof *vars; i++) {
+        const char *v = vars[i] ? getenv(vars[i]) : NULL;
+        char *end;
+        long r = v && *v ? strtol(v, &end, 10) : -1;
+        if (v && *v && !*end && r >= 0 && r < 1 << 30) return (int)r;
+    }
+    return -1;
+}
+
+/* A bad setting, before the PEs know each other.  The launcher gives every
+ * PE the same environment, so PE 0 says it and the launcher ends the others
+ * (issue 17: not one line per PE); another PE waits a second first, and says
+ * it only when it is still running then, i.e. when PE 0's setting was good. */
+static _Noreturn void env_fail(const char *err)
+{
+    int rank = launcher_rank();
+    shmi_log_pe = rank < 0 ? 0 : rank; /* no launcher: a single PE */
+    if (rank > 0) {
+        struct timespec t = { 1, 0 };
+        while (nanosleep(&t, &t) != 0 && errno == EINTR) {}
+    }
+    init_fail("bad environment", err);
+}
+
 static void step_env(void)
 {
     char err[512];
-    if (shmi_env_load(&shmi_g.env, err, sizeof err) != SHMI_OK) init_fail("bad environment", err);
+    if (shmi_env_load(&shmi_g.env, err, sizeof err) != SHMI_OK) env_fail(err);
     shmi_log_verbose = shmi_g.env.DEBUG;
     shmi_checks = !strcmp(shmi_g.env.CHECKS, "off")    ? SHMI_CHECKS_OFF
                   : !strcmp(shmi_g.env.CHECKS, "full") ? SHMI_CHECKS_FULL
@@ -65,9 +97,6 @@ static void step_heap(void)
 {
     char err[512];
     size_t size = shmi_g.env.SYMMETRIC_SIZE + SHMI_CTL_SIZE;
-    if (shmi_g.env.SYMMETRIC_SIZE < ((size_t)1 << 20) && shmi_g.me == 0)
-        shmi_log_warn("SHMEM_SYMMETRIC_SIZE=%zu is very small; allocations may fail",
-                      shmi_g.env.SYMMETRIC_SIZE);
     int rc = shmi_heap_reserve(&shmi_g.heap, &shmi_g.boot, size, shmi_g.env.HEAP_BASE, err,
                                sizeof err);
     if (rc != SHMI_OK) init_fail("cannot reserve the symmetric heap", err);
@@ -138,15 +167,22 @@ static void step_alloc(void)
  * those read by the first shmem_init. */
 static int depth;
 static int pcontrol_level = 1;
+/* The process that called shmem_init: a child it forks inherits the library's
+ * state (and the launcher socket), but is not the PE; its exit is its own. */
+static pid_t init_pid;
 
 /* A program that returns from main (exit status 0) without shmem_finalize is
  * finalized here, as other implementations do.  One that exits with another
  * status is failing: a collective finalize could wait forever for PEs that
  * are busy elsewhere, so we leave and let the launcher end the job.  A
- * finalized (dormant) library tells the launcher it finalized and ends. */
+ * finalized (dormant) library tells the launcher it finalized and ends.
+ * Only in the process that called shmem_init: a child forked after it runs
+ * the inherited handler at its exit, and must not finalize as the PE. */
 static void implicit_finalize(int status, void *arg)
 {
     (void)arg;
+    if (getpid() != init_pid) return; /* a fork child's exit: not the PE's (issue 17) */
+    shmi_thread_checked = 0;          /* exit may come from any thread */
     if (shmi_g.phase == SHMI_RUNNING && status == 0) {
         depth = 1; /* unmatched inits: this is the last finalize */
         shmem_finalize();
@@ -165,6 +201,11 @@ static void start_session(int requested)
     shmi_watchdog_init();
     shmi_report_install_signal();
     shmi_g.thread_level = requested;
+    init_pid = getpid();
+    /* SINGLE and FUNNELED: calls from another thread are reported (issue 17) */
+    shmi_init_thread = pthread_self();
+    shmi_thread_checked = requested <= SHMEM_THREAD_FUNNELED && shmi_checks != SHMI_CHECKS_OFF;
+    shmi_rma_fault_install(); /* bad private pointers in put/get: one line, not a crash */
     pcontrol_level = 1;
     depth = 1;
     shmi_g.phase = SHMI_RUNNING;
@@ -263,6 +304,7 @@ void shmem_finalize(void)
     shmi_report_fini(); /* SHMEM_HEAP_REPORT, then the leak report */
     shmi_selftest_summary();
     depth = 0;
+    shmi_thread_checked = 0;
     shmi_g.phase = SHMI_FINALIZED;
     shmi_gpu_fini();
     shmi_mem_fini();

@@ -180,6 +180,7 @@ void *shmem_malloc(size_t size)
 {
     static const char fn[] = "shmem_malloc";
     shmi_check_running(fn);
+    shmi_check_thread(fn);
     shmi_report_poll();
     if (size == 0) return NULL;
     struct shmi_sheap *h = shmi_gpu_default() ? gpu_heap(fn) : &shmi_g.host;
@@ -200,6 +201,7 @@ void *shmem_malloc_with_hints(size_t size, long hints)
 {
     static const char fn[] = "shmem_malloc_with_hints";
     shmi_check_running(fn);
+    shmi_check_thread(fn);
     shmi_report_poll();
     if (size == 0) return NULL;
     if (hints & ~SHMI_KNOWN_HINTS) {
@@ -242,6 +244,7 @@ void *shmem_calloc(size_t count, size_t size)
 {
     static const char fn[] = "shmem_calloc";
     shmi_check_running(fn);
+    shmi_check_thread(fn);
     shmi_report_poll();
     if (count == 0 || size == 0) return NULL;
     if (!calloc_bytes(fn, count, size)) return NULL; /* before the GPU heap comes up */
@@ -249,26 +252,56 @@ void *shmem_calloc(size_t count, size_t size)
                       SHMI_CALLER());
 }
 
-static void check_alignment(const char *fn, size_t alignment, size_t size)
+/* An alignment shmem_align cannot honour: 0, not a power of two, or above
+ * the heap base's alignment (1 GiB).  The spec leaves it undefined; as
+ * posix_memalign's EINVAL (and other OpenSHMEMs) the call returns NULL, on
+ * every PE: the refusal goes through the same checked barrier as a good
+ * call, so a PE that passed another alignment is named there instead of
+ * continuing alone (issue 17). */
+static int bad_alignment(size_t alignment)
 {
-    if (alignment == 0 || (alignment & (alignment - 1)))
-        shmi_fatal("%s(%zu, %zu): alignment %zu is not a power of two: use e.g. "
-                   "64, 4096 or 2097152", fn, alignment, size, alignment);
-    if (alignment > SHMI_HEAP_BASE_ALIGN)
-        shmi_fatal("%s(%zu, %zu): alignments above %zu (1 GiB) are not supported", fn,
-                   alignment, size, SHMI_HEAP_BASE_ALIGN);
+    return alignment == 0 || (alignment & (alignment - 1)) || alignment > SHMI_HEAP_BASE_ALIGN;
+}
+
+static void *refuse_alignment(const char *fn, enum shmi_coll_op op, size_t alignment,
+                              size_t size, void *caller)
+{
+    shmi_call_site = caller;
+    shmi_barrier_checked(fn, op, alignment, size, UINT64_MAX);
+    if (shmi_g.me == 0) /* the same on every PE: say it once */
+        shmi_log_warn("%s(%zu, %zu): alignment %zu %s; returning NULL on every PE", fn,
+                      alignment, size, alignment,
+                      alignment > SHMI_HEAP_BASE_ALIGN
+                          ? "is above 1 GiB (1073741824), the largest alignment supported"
+                          : "is not a power of two: use e.g. 64, 4096 or 2097152");
+    return NULL;
+}
+
+/* The block's address honours the alignment asked for; the heap's base is
+ * 1 GiB-aligned (checked when it is placed), so this holds unless something
+ * is badly wrong: say so rather than return less aligned memory. */
+static void *check_aligned(const char *fn, void *p, size_t alignment)
+{
+    if (p && ((uintptr_t)p & (alignment - 1)))
+        shmi_fatal("%s: the block at %p is not %zu-byte aligned although the heap's base "
+                   "should make it so: a bug in symheap, please report it", fn, p, alignment);
+    return p;
 }
 
 void *shmem_align(size_t alignment, size_t size)
 {
     static const char fn[] = "shmem_align";
     shmi_check_running(fn);
+    shmi_check_thread(fn);
     shmi_report_poll();
-    check_alignment(fn, alignment, size);
+    if (bad_alignment(alignment))
+        return refuse_alignment(fn, SHMI_OP_ALIGN, alignment, size, SHMI_CALLER());
     if (size == 0) return NULL;
     struct shmi_sheap *h = shmi_gpu_default() ? gpu_heap(fn) : &shmi_g.host;
-    return sym_alloc(h, fn, op_of(h, SHMI_OP_ALIGN), size, alignment, alignment, size, 0,
-                     SHMI_CALLER());
+    return check_aligned(fn,
+                         sym_alloc(h, fn, op_of(h, SHMI_OP_ALIGN), size, alignment, alignment,
+                                   size, 0, SHMI_CALLER()),
+                         alignment);
 }
 
 void *shmemx_calloc_with_hints(size_t count, size_t size, long hints)
@@ -286,7 +319,8 @@ void *shmemx_align_with_hints(size_t alignment, size_t size, long hints)
     static const char fn[] = "shmemx_align_with_hints";
     shmi_check_running(fn);
     if (!shmi_gpu_hinted(fn, hints)) return shmem_align(alignment, size);
-    check_alignment(fn, alignment, size);
+    if (bad_alignment(alignment))
+        return refuse_alignment(fn, SHMI_OP_GPU_ALIGN, alignment, size, SHMI_CALLER());
     if (size == 0) return NULL;
     return sym_alloc(gpu_heap(fn), fn, SHMI_OP_GPU_ALIGN, size, alignment, alignment, size, 0,
                      SHMI_CALLER());

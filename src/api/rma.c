@@ -13,6 +13,8 @@
 #include "api/ctx.h"
 #include "core/mem_device.h" /* shmi_sym_any */
 
+#include <errno.h>
+#include <signal.h>
 #include <string.h>
 
 size_t shmi_bytes(const char *fn, size_t nelems, size_t elem)
@@ -21,6 +23,73 @@ size_t shmi_bytes(const char *fn, size_t nelems, size_t elem)
         shmi_fatal("%s: nelems=%zu elements of %zu bytes overflows size_t: a negative count "
                    "converted to size_t?", fn, nelems, elem);
     return nelems * elem;
+}
+
+/* ---- Bad private pointers (issue 17) --------------------------------------
+ * NULL with a non-zero count is checked before the copy (one compare).  Any
+ * other bad private pointer faults inside the copy: while a put or get
+ * copies, shmi_rma_guard names the call and its private range, and the
+ * SIGSEGV handler installed at shmem_init turns a fault inside that range
+ * into symheap's one line.  Every other fault (the program's own, lazy
+ * arrays' in the symmetric heap, ext/dist) goes to the previous handler, or
+ * takes the default action, as if this handler were not there. */
+_Thread_local const struct shmi_rma_guard *shmi_rma_guard
+    __attribute__((tls_model("initial-exec")));
+static struct sigaction segv_prev;
+static int segv_installed;
+
+static _Noreturn void null_buffer(const char *fn, const char *what, size_t n)
+{
+    shmi_fatal("%s: %s is NULL with %zu bytes to %s: pass a buffer of this PE that holds "
+               "them", fn, what, n, !strcmp(what, "dest") ? "write" : "read");
+}
+
+static void segv_chain(int sig, siginfo_t *si, void *uc)
+{
+    if (segv_prev.sa_flags & SA_SIGINFO) {
+        segv_prev.sa_sigaction(sig, si, uc);
+        return;
+    }
+    if (segv_prev.sa_handler != SIG_DFL && segv_prev.sa_handler != SIG_IGN) {
+        segv_prev.sa_handler(sig);
+        return;
+    }
+    struct sigaction dfl;
+    memset(&dfl, 0, sizeof dfl);
+    dfl.sa_handler = SIG_DFL;
+    sigemptyset(&dfl.sa_mask);
+    sigaction(sig, &dfl, NULL);
+    if (si->si_code <= 0) raise(sig); /* sent by kill/raise: it will not recur by itself */
+    /* A fault recurs on return, now with the default action. */
+}
+
+static void on_segv(int sig, siginfo_t *si, void *uc)
+{
+    const struct shmi_rma_guard *g = shmi_rma_guard;
+    uintptr_t a = (uintptr_t)si->si_addr, p = g ? (uintptr_t)g->p : 0;
+    if (g && si->si_code > 0 && a - p < g->n && !shmi_tp_symmetric(&shmi_g.tp, si->si_addr)) {
+        shmi_rma_guard = NULL;
+        /* Synchronous, inside a memcpy of ours: no lock of the program is
+         * held, so the ordinary fatal path (message, launcher) is safe. */
+        shmi_fatal("%s: %s=%p (%zu bytes) cannot be %s: address %p %s (SIGSEGV): pass a "
+                   "valid buffer of this PE (a freed, unmapped or wild pointer?)", g->fn,
+                   g->what, g->p, g->n, g->write ? "written" : "read", si->si_addr,
+                   si->si_code == SEGV_ACCERR ? "is not accessible that way"
+                                              : "is not mapped");
+    }
+    segv_chain(sig, si, uc);
+}
+
+void shmi_rma_fault_install(void)
+{
+    if (segv_installed) return;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = on_segv;
+    sa.sa_flags = SA_SIGINFO | SA_NODEFER | SA_ONSTACK;
+    sigemptyset(&sa.sa_mask);
+    if (sigaction(SIGSEGV, NULL, &segv_prev) == 0 && sigaction(SIGSEGV, &sa, NULL) == 0)
+        segv_installed = 1;
 }
 
 /* The mapped case inline: a memcpy into or out of the peer's mapping (the
@@ -33,8 +102,11 @@ static inline void put_bytes(const char *fn, void *dest, const void *src, size_t
     const struct shmi_tp_ops *via = shmi_tp_route(&shmi_g.tp, dest, src, wpe);
     if (SHMI_TP_DIRECT(via)) {
         void *d = shmi_sym(fn, "dest", dest, n, wpe);
+        const struct shmi_rma_guard g = { fn, "source", src, n, 0 };
+        shmi_rma_enter(&g);
         if (wpe == shmi_g.me) memmove(d, src, n);
         else memcpy(d, src, n);
+        shmi_rma_leave();
         if (ring) shmi_ring_data(shmi_tp_bell(&shmi_g.tp, wpe), dest, n);
         return;
     }
@@ -54,6 +126,7 @@ static void put(const char *fn, shmem_ctx_t ctx, void *dest, const void *src, si
 {
     int wpe = shmi_ctx_pe(fn, ctx, pe);
     size_t n = shmi_bytes(fn, nelems, elem);
+    if (n && !src) null_buffer(fn, "source", n);
     if (n) put_bytes(fn, dest, src, n, wpe, nbi ? SHMI_TP_NBI : SHMI_TP_BLOCKING, 1);
 }
 
@@ -63,11 +136,15 @@ static void get(const char *fn, shmem_ctx_t ctx, void *dest, const void *src, si
     int wpe = shmi_ctx_pe(fn, ctx, pe);
     size_t n = shmi_bytes(fn, nelems, elem);
     if (n == 0) return;
+    if (!dest) null_buffer(fn, "dest", n);
     const struct shmi_tp_ops *via = shmi_tp_route(&shmi_g.tp, src, dest, wpe);
     if (SHMI_TP_DIRECT(via)) {
         const void *s = shmi_sym(fn, "source", src, n, wpe);
+        const struct shmi_rma_guard g = { fn, "dest", dest, n, 1 };
+        shmi_rma_enter(&g);
         if (wpe == shmi_g.me) memmove(dest, s, n);
         else memcpy(dest, s, n);
+        shmi_rma_leave();
         return;
     }
     shmi_sym_any(fn, "source", src, n, wpe);
@@ -92,12 +169,18 @@ static void blocks(const char *fn, shmem_ctx_t ctx, char *dest, const char *src,
     size_t n = bsize * elem, dstep = (size_t)dst * elem, sstep = (size_t)sst * elem;
     const char *what = is_put ? "dest" : "source";
     const void *symside = is_put ? (const void *)dest : src, *local = is_put ? src : dest;
+    if (!local) null_buffer(fn, is_put ? "source" : "dest", n);
     const struct shmi_tp_ops *via = shmi_tp_route(&shmi_g.tp, symside, local, wpe);
     if (SHMI_TP_DIRECT(via)) {
         char *sym = shmi_sym(fn, what, symside, span, wpe);
         char *d = is_put ? sym : dest;
         const char *s = is_put ? src : sym;
+        /* the private side's whole span, for the fault handler */
+        size_t lspan = (nblocks - 1) * (is_put ? sstep : dstep) + n;
+        const struct shmi_rma_guard g = { fn, is_put ? "source" : "dest", local, lspan, !is_put };
+        shmi_rma_enter(&g);
         for (size_t b = 0; b < nblocks; b++) memcpy(d + dstep * b, s + sstep * b, n);
+        shmi_rma_leave();
         if (is_put) shmi_ring_data(shmi_tp_bell(&shmi_g.tp, wpe), symside, span);
         return;
     }

@@ -27,7 +27,8 @@
  * and pid with an allgather, and sends its descriptors to every node-local
  * peer with SCM_RIGHTS.  Both sides check the other's SO_PEERCRED (our uid,
  * the pid the peer published), so no other process can inject or take
- * descriptors.  Descriptors in flight are held by the kernel, so a peer can
+ * descriptors; a connection from anyone else is dropped unread and the
+ * exchange keeps waiting for the real peers.  Descriptors in flight are held by the kernel, so a peer can
  * close (or die) right after sending.  Alternatives rejected: pidfd_getfd(2)
  * needs PTRACE_MODE_ATTACH (Yama ptrace_scope >= 1 forbids it between
  * sibling processes, container seccomp profiles often block it);
@@ -539,11 +540,31 @@ static int fdx_send(const struct fdx_addr *a, int rank, const int *fds, int nfds
     return rc;
 }
 
-/* Read one sender's descriptors from an accepted connection into all[]. */
-static int fdx_recv(int s, const struct fdx_addr *addrs, const int *local_of, int size,
-                    int nfds, int *all, int *from, long deadline)
+/* The node-local PE (not us) whose process is at the other end of the
+ * accepted connection c: its SO_PEERCRED must be our uid and the pid a PE
+ * published; -1 for anyone else.  The abstract socket's name is visible in
+ * /proc/net/unix, so any local user can connect: such a connection is
+ * dropped before a byte is read from it, and the exchange goes on waiting for
+ * the real peers (issue 17: a silent or garbage connection of another user
+ * used to stall shmem_init, then fail the job). */
+static int fdx_peer_rank(int c, const shmi_boot_t *b, const struct fdx_addr *addrs,
+                         struct ucred *cr)
 {
-    int k = 0, rank = -1;
+    socklen_t cl = sizeof *cr;
+    if (getsockopt(c, SOL_SOCKET, SO_PEERCRED, cr, &cl) != 0) return -1;
+    for (int i = 0; i < b->local_size; i++) {
+        int pe = b->local_pes[i];
+        if (pe != b->rank && addrs[pe].pid == cr->pid && addrs[pe].uid == cr->uid) return pe;
+    }
+    return -1;
+}
+
+/* Read one sender's descriptors (PE expect's, checked by fdx_peer_rank) from
+ * an accepted connection into all[]. */
+static int fdx_recv(int s, const struct fdx_addr *addrs, const int *local_of, int size,
+                    int nfds, int *all, int *from, int expect, long deadline)
+{
+    int k = 0, rank = expect;
     do {
         struct fdx_hdr h;
         union { char buf[CMSG_SPACE(FDX_PER_MSG * sizeof(int))]; struct cmsghdr align; } u;
@@ -641,7 +662,17 @@ static int pmix_exchange_fds(shmi_boot_t *b, const int *fds, int nfds, int *all)
             while (!why[0] && ngot < nloc) {
                 int c = accept4(lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK), from = -1;
                 if (c < 0) { aerr = errno; break; }
-                if (fdx_recv(c, addrs, s->local_rank_of, b->size, nfds, all, &from,
+                struct ucred cr = { 0, 0, 0 };
+                int who = fdx_peer_rank(c, b, addrs, &cr);
+                if (who < 0 || got[s->local_rank_of[who]]) {
+                    shmi_log_debug("pmix bootstrap: exchange_fds: dropped a connection from "
+                                   "pid %d (uid %u): %s", (int)cr.pid, (unsigned)cr.uid,
+                                   who < 0 ? "not a PE of this job on this node"
+                                           : "that PE's memory handles already came");
+                    close(c);
+                    continue;
+                }
+                if (fdx_recv(c, addrs, s->local_rank_of, b->size, nfds, all, &from, who,
                              deadline) != 0 || got[s->local_rank_of[from]])
                     snprintf(why, sizeof why, "bad memory handles from a local process "
                              "(%s)", strerror(errno));

@@ -64,9 +64,10 @@ static int env_int(const char *name, long min, long max, int *out)
     const char *s = getenv(name);
     char *end;
     if (!s || !*s) {
-        shmi_boot_seterr("symrun bootstrap: %s is not set although SYMRUN_FD is; "
-                         "start the program with symrun, or unset SYMRUN_FD to run "
-                         "it as a single PE", name);
+        int fd_itself = !strcmp(name, "SYMRUN_FD");
+        shmi_boot_seterr("symrun bootstrap: %s is %s%s; start the program with symrun, or "
+                         "unset SYMRUN_FD to run it as a single PE", name,
+                         s ? "empty" : "not set", fd_itself ? "" : " although SYMRUN_FD is");
         return SHMI_EINVAL;
     }
     errno = 0;

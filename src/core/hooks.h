@@ -10,6 +10,7 @@
 #ifndef SHMI_HOOKS_H
 #define SHMI_HOOKS_H
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -23,7 +24,21 @@ extern int shmi_checks;
  * mismatch messages name it for every PE. */
 extern _Thread_local void *shmi_call_site;
 #define SHMI_CALLER() __builtin_return_address(0)
-#define SHMI_SITE() (shmi_call_site = SHMI_CALLER())
+#define SHMI_SITE() (shmi_check_thread(__func__), shmi_call_site = SHMI_CALLER())
+
+/* SHMEM_THREAD_SINGLE and _FUNNELED: only the thread that called shmem_init
+ * may call the library.  With SHMEM_CHECKS on, shmem_init sets
+ * shmi_thread_checked and records the thread; the collective entry points
+ * (those that name their call site, SHMI_SITE, e.g. barrier_all and the
+ * allocation calls) compare: one load when off, pthread_self when on. */
+extern int shmi_thread_checked;
+extern pthread_t shmi_init_thread;
+_Noreturn void shmi_wrong_thread(const char *fn);
+static inline void shmi_check_thread(const char *fn)
+{
+    if (__builtin_expect(shmi_thread_checked, 0) && !pthread_equal(pthread_self(), shmi_init_thread))
+        shmi_wrong_thread(fn);
+}
 
 struct shmi_hooks {
     /* The n bytes at heap address p (what: the argument's name) lie inside

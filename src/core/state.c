@@ -8,6 +8,19 @@
 struct shmi_state shmi_g;
 int shmi_checks = SHMI_CHECKS_CHEAP;
 _Thread_local void *shmi_call_site;
+int shmi_thread_checked;
+pthread_t shmi_init_thread;
+
+_Noreturn void shmi_wrong_thread(const char *fn)
+{
+    shmi_fatal("%s: called from a thread other than the one that called shmem_init, but the "
+               "library was initialized with %s: only that thread may make SHMEM calls; "
+               "initialize with shmem_init_thread(SHMEM_THREAD_SERIALIZED or "
+               "SHMEM_THREAD_MULTIPLE, &provided) for threaded programs (SHMEM_CHECKS=off "
+               "turns this check off)", fn,
+               shmi_g.thread_level == SHMEM_THREAD_FUNNELED ? "SHMEM_THREAD_FUNNELED"
+                                                            : "SHMEM_THREAD_SINGLE (shmem_init)");
+}
 struct shmi_hooks shmi_hooks;
 atomic_int shmi_poll_pending;
 _Thread_local const struct shmi_wait_desc *shmi_wait_cur;

@@ -19,9 +19,12 @@
 #include <symheap/shmemx_debug.h>
 
 #include <errno.h>
+#include <pwd.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -389,31 +392,81 @@ static int write_txt(const struct shmi_rep *r, FILE *f)
 
 /* ---- Files ---------------------------------------------------------------- */
 
-/* Write one file with fn; 0, or -1 after a warning (partial file removed). */
+/* Whether path may receive a report: absent, or a regular file of ours.
+ * Never a symbolic link (another user's link in a shared directory such as
+ * /tmp would make us overwrite whatever it points to), nor another user's
+ * file (planted to read the report).  0, or -1 with *why set. */
+static int target_ok(const char *path, char *why, size_t len)
+{
+    struct stat st;
+    if (lstat(path, &st) != 0) {
+        if (errno == ENOENT) return 0;
+        snprintf(why, len, "%s", strerror(errno));
+        return -1;
+    }
+    if (S_ISLNK(st.st_mode)) {
+        snprintf(why, len, "it is a symbolic link, which a report never follows: remove it or "
+                 "choose another prefix (SHMEM_HEAP_REPORT)");
+        return -1;
+    }
+    if (st.st_uid != geteuid()) {
+        struct passwd *pw = getpwuid(st.st_uid);
+        snprintf(why, len, "it belongs to %s%s%s (uid %u), not to this user (uid %u): not "
+                 "replacing another user's file; remove it or choose another prefix "
+                 "(SHMEM_HEAP_REPORT)", pw ? "user '" : "another user", pw ? pw->pw_name : "",
+                 pw ? "'" : "", (unsigned)st.st_uid, (unsigned)geteuid());
+        return -1;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        snprintf(why, len, "it exists and is not a regular file");
+        return -1;
+    }
+    return 0;
+}
+
+/* Write one file with fn; 0, or -1 after a warning.  Safely in a shared
+ * directory (issue 17): the report goes into a new file that only we can
+ * read (mkstemp: O_CREAT|O_EXCL, mode 0600) in the target's directory, which
+ * then replaces the target with rename, which never follows a link; a target
+ * that is a link or another user's file is refused with the reason. */
 static int write_file(const struct shmi_rep *r, const char *prefix, const char *ext,
                       int (*fn)(const struct shmi_rep *, FILE *))
 {
-    char *path = NULL;
-    if (asprintf(&path, "%s.%d.%s", prefix, r->me, ext) < 0) {
+    char *path = NULL, *tmp = NULL, why[256] = "";
+    if (asprintf(&path, "%s.%d.%s", prefix, r->me, ext) < 0 ||
+        asprintf(&tmp, "%s.XXXXXX", path) < 0) {
         shmi_log_warn("heap report %s.%d.%s: out of memory", prefix, r->me, ext);
+        free(path);
         return -1;
     }
-    FILE *f = fopen(path, "w");
-    int rc = -1, err = errno;
-    if (f) {
-        errno = 0;
-        rc = fn(r, f);
-        err = errno ? errno : EIO;
-        if (fclose(f) != 0 && rc == 0) {
-            rc = -1;
-            err = errno;
+    int rc = -1, fd = -1;
+    FILE *f = NULL;
+    if (target_ok(path, why, sizeof why) != 0) goto out;
+    if ((fd = mkstemp(tmp)) < 0 || !(f = fdopen(fd, "w"))) {
+        snprintf(why, sizeof why, "%s", strerror(errno));
+        if (fd >= 0) {
+            close(fd);
+            unlink(tmp);
         }
-        if (rc) unlink(path);
+        goto out;
     }
-    if (rc)
-        shmi_log_warn("heap report: cannot %s %s: %s", f ? "write" : "create", path,
-                      strerror(err));
+    errno = 0;
+    rc = fn(r, f);
+    int err = errno ? errno : EIO;
+    if (fclose(f) != 0 && rc == 0) {
+        rc = -1;
+        err = errno;
+    }
+    if (rc == 0 && target_ok(path, why, sizeof why) != 0) rc = -1; /* planted meanwhile */
+    else if (rc == 0 && rename(tmp, path) != 0) rc = -1, err = errno;
+    if (rc) {
+        if (!why[0]) snprintf(why, sizeof why, "%s", strerror(err));
+        unlink(tmp);
+    }
+out:
+    if (rc) shmi_log_warn("heap report: cannot write %s: %s", path, why);
     free(path);
+    free(tmp);
     return rc;
 }
 
@@ -519,11 +572,47 @@ static void remove_signal(void)
         sigaction(SIGUSR1, &usr1_old, NULL);
 }
 
+/* A directory only this user can use: ours, a directory, not a link, no
+ * access for group or others. */
+static int private_dir(const char *d)
+{
+    struct stat st;
+    return lstat(d, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == geteuid() &&
+           !(st.st_mode & 077);
+}
+
+/* Where SIGUSR1's reports go when SHMEM_HEAP_REPORT is not set: somewhere
+ * private to the user, never the working directory (which may be /tmp):
+ * $XDG_RUNTIME_DIR when it is private, else ${TMPDIR:-/tmp}/symheap-<uid>,
+ * made with mode 0700 and checked to be ours.  0, or -1 with a warning. */
+static int sig_prefix(char *buf, size_t len)
+{
+    const char *p = shmi_g.env.HEAP_REPORT, *x = getenv("XDG_RUNTIME_DIR"), *t;
+    if (p && *p) return snprintf(buf, len, "%s", p) < (int)len ? 0 : -1;
+    if (x && x[0] == '/' && private_dir(x))
+        return snprintf(buf, len, "%s/%s", x, DEFAULT_PREFIX) < (int)len ? 0 : -1;
+    t = getenv("TMPDIR");
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s/symheap-%u", t && t[0] == '/' ? t : "/tmp", (unsigned)geteuid());
+    if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
+        shmi_log_warn("heap report (SIGUSR1): cannot create %s: %s", dir, strerror(errno));
+        return -1;
+    }
+    if (!private_dir(dir)) {
+        shmi_log_warn("heap report (SIGUSR1): %s is not a directory of this user's that only it "
+                      "can use (a link, another user's, or open to others): not writing there; "
+                      "set SHMEM_HEAP_REPORT to a prefix of your own", dir);
+        return -1;
+    }
+    return snprintf(buf, len, "%s/%s", dir, DEFAULT_PREFIX) < (int)len ? 0 : -1;
+}
+
 void shmi_report_poll_slow(void)
 {
-    char prefix[4096];
+    char prefix[4096], base[4000];
     if (!atomic_exchange(&shmi_poll_pending, 0) || !shmi_g.host.alloc) return;
-    snprintf(prefix, sizeof prefix, "%s.sig%u", default_prefix(), ++sig_reports);
+    if (sig_prefix(base, sizeof base) != 0) return;
+    snprintf(prefix, sizeof prefix, "%s.sig%u", base, ++sig_reports);
     if (shmi_report_write(prefix) == 0)
         shmi_log_info("heap report (SIGUSR1): %s.%d.html and .txt", prefix, shmi_g.me);
 }

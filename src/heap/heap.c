@@ -12,10 +12,12 @@
 #include "heap/heap.h"
 #include "util/assert.h"
 #include "util/err.h"
+#include "util/env.h"
 #include "util/log.h"
 
 #include <errno.h>
 #include <stdio.h>
+#include <sys/resource.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -27,6 +29,8 @@
 
 #define HEAP_ALIGN ((uintptr_t)1 << 30)
 #define MAX_ROUNDS 8
+_Static_assert(HEAP_ALIGN == SHMI_HEAP_BASE_ALIGN && HEAP_ALIGN == SHMI_ENV_HEAP_BASE_ALIGN,
+               "SHMEM_HEAP_BASE's check (env.c) and the heap agree on the base's alignment");
 
 static int host_create(const char *name, size_t size, int *fd)
 {
@@ -80,14 +84,31 @@ struct round_msg {
     int err;             /* errno when not ok */
 };
 
-static int agree(struct shmi_seg *seg, shmi_boot_t *b, uintptr_t first, char *err, size_t errlen)
+/* Why no common base was found, when every failure was the address-space
+ * limit (ulimit -v): that, not the layout, is what to change. */
+static int as_limited(char *err, size_t errlen, size_t size)
+{
+    struct rlimit rl;
+    char sz[32], lim[32];
+    if (getrlimit(RLIMIT_AS, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY) return 0;
+    snprintf(err, errlen, "cannot map %s of address space: the address-space limit (ulimit -v, "
+             "RLIMIT_AS) is %s; raise it (ulimit -v unlimited) or lower SHMEM_SYMMETRIC_SIZE",
+             shmi_fmt_size(size, sz, sizeof sz), shmi_fmt_size((size_t)rl.rlim_cur, lim, sizeof lim));
+    return 1;
+}
+
+/* hint: the base SHMEM_HEAP_BASE asked for (0: none).  It is tried in round
+ * 0 and, when any PE cannot map it, is an error naming the PE and a base that
+ * would work: never silently replaced by another (issue 17). */
+static int agree(struct shmi_seg *seg, shmi_boot_t *b, uintptr_t first, uintptr_t hint,
+                 char *err, size_t errlen)
 {
     struct round_msg *all = calloc((size_t)b->size, sizeof *all);
     if (!all) return SHMI_ENOMEM;
     uintptr_t base = first;
-    int rc = SHMI_EBOOT;
+    int rc = SHMI_EBOOT, nomem = 1;
     for (int round = 0; round < MAX_ROUNDS; round++) {
-        struct round_msg me = { propose(seg->size), 0, 0 };
+        struct round_msg me = { propose(seg->size), 0, ENOMEM };
         void *at = NULL;
         if (base) {
             me.ok = shmi_mkind_host.map(seg->fd, seg->size, (void *)base, 1, &at) == SHMI_OK;
@@ -104,19 +125,37 @@ static int agree(struct shmi_seg *seg, shmi_boot_t *b, uintptr_t first, char *er
             return SHMI_OK;
         }
         if (me.ok) shmi_mkind_host.unmap(at, seg->size);
+        for (int i = 0; i < b->size; i++)
+            if (!all[i].ok && all[i].err != ENOMEM) nomem = 0;
+        if (hint && round == 0) {
+            char sz[32], alt[64] = "0 to let the PEs agree on one";
+            if (all[0].candidate)
+                snprintf(alt, sizeof alt, "e.g. %#lx (free on PE 0 now), or 0",
+                         (unsigned long)all[0].candidate);
+            snprintf(err, errlen, "SHMEM_HEAP_BASE=%#lx cannot be used: PE %d cannot map the "
+                     "%s heap there (%s%s); use %s", (unsigned long)hint, bad,
+                     shmi_fmt_size(seg->size, sz, sizeof sz), strerror(all[bad].err),
+                     all[bad].err == EEXIST ? ": part of the range is already in use" : "", alt);
+            free(all);
+            return SHMI_EINVAL;
+        }
         shmi_log_debug("heap base %#lx refused by PE %d (%s); trying PE %d's proposal",
                        (unsigned long)base, bad, strerror(all[bad].err), (round + 1) % b->size);
         base = all[(round + 1) % b->size].candidate;
         rc = SHMI_ENOMEM;
     }
     free(all);
-    if (rc == SHMI_ENOMEM) {
+    if (rc == SHMI_ENOMEM && nomem && as_limited(err, errlen, seg->size)) {
+        /* said above */
+    } else if (rc == SHMI_ENOMEM) {
         char sz[32];
+        int symrun = b->ops && b->ops->name && !strcmp(b->ops->name, "symrun");
         snprintf(err, errlen,
                  "could not find an address range of %s free in every PE after %d tries; "
-                 "lower SHMEM_SYMMETRIC_SIZE, or start the PEs with symrun (it disables "
-                 "address randomization so every PE has the same layout)",
-                 shmi_fmt_size(seg->size, sz, sizeof sz), MAX_ROUNDS);
+                 "lower SHMEM_SYMMETRIC_SIZE%s",
+                 shmi_fmt_size(seg->size, sz, sizeof sz), MAX_ROUNDS,
+                 symrun ? "" : ", or start the PEs with symrun (it disables address "
+                               "randomization so every PE has the same layout)");
     } else {
         snprintf(err, errlen, "lost contact with the other PEs while placing the heap (%s)",
                  shmi_strerror(rc));
@@ -156,7 +195,7 @@ int shmi_heap_reserve(struct shmi_seg *seg, shmi_boot_t *b, size_t size, uintptr
             return rc;
         }
     }
-    int rc = agree(seg, b, first, err, errlen);
+    int rc = agree(seg, b, first, hint, err, errlen);
     if (rc != SHMI_OK) {
         close(seg->fd);
         seg->fd = -1;

@@ -11,7 +11,8 @@
 #include <strings.h>
 
 const struct shmi_env_desc shmi_env_table[] = {
-#define SHMI_ENV_DESC(name, kind, def, alias, help) { #name, "SHMEM_" #name, #kind, def, alias, help },
+#define SHMI_ENV_DESC(name, kind, def, min, max, alias, help)                        \
+    { #name, "SHMEM_" #name, #kind, def, min, max, alias, help },
     SHMI_ENV_VARS(SHMI_ENV_DESC)
 #undef SHMI_ENV_DESC
 };
@@ -45,6 +46,30 @@ int shmi_parse_size(const char *s, size_t *out)
     return SHMI_OK;
 }
 
+int shmi_parse_count(const char *s, size_t *out)
+{
+    if (!s) return SHMI_EINVAL;
+    while (isspace((unsigned char)*s)) s++;
+    if (!isdigit((unsigned char)*s)) return SHMI_EINVAL;
+    size_t v = 0;
+    for (; isdigit((unsigned char)*s); s++) {
+        unsigned d = (unsigned)(*s - '0');
+        if (v > (SIZE_MAX - d) / 10) return SHMI_EINVAL;
+        v = v * 10 + d;
+    }
+    while (isspace((unsigned char)*s)) s++;
+    if (*s) return SHMI_EINVAL;
+    *out = v;
+    return SHMI_OK;
+}
+
+int shmi_parse_kind(const char *kind, const char *s, size_t *out)
+{
+    if (!strcmp(kind, "size") || !strcmp(kind, "addr")) return shmi_parse_size(s, out);
+    if (!strcmp(kind, "count") || !strcmp(kind, "seconds")) return shmi_parse_count(s, out);
+    return SHMI_ENOTSUP;
+}
+
 int shmi_parse_bool(const char *s, int *out)
 {
     static const char *yes[] = { "1", "yes", "on", "true", "y" };
@@ -58,12 +83,18 @@ int shmi_parse_bool(const char *s, int *out)
 
 static const char *syntax(const char *kind)
 {
-    return !strcmp(kind, "size")   ? "a number with an optional k/K/m/M/g/G/t/T suffix, e.g. 512M or 64G"
-           : !strcmp(kind, "bool") ? "one of 1/0, yes/no, on/off, true/false"
-                                   : "text";
+    return !strcmp(kind, "size")      ? "a size in bytes with an optional k/K/m/M/g/G/t/T suffix"
+           : !strcmp(kind, "count")   ? "a whole number"
+           : !strcmp(kind, "seconds") ? "a whole number of seconds"
+           : !strcmp(kind, "addr")    ? "an address (0x hex)"
+           : !strcmp(kind, "bool")    ? "one of 1/0, yes/no, on/off, true/false"
+                                      : "text";
 }
 
 #define SHMI_ENV_PARSE_size(v, p) shmi_parse_size(v, p)
+#define SHMI_ENV_PARSE_count(v, p) shmi_parse_count(v, p)
+#define SHMI_ENV_PARSE_seconds(v, p) shmi_parse_count(v, p)
+#define SHMI_ENV_PARSE_addr(v, p) shmi_parse_size(v, p)
 #define SHMI_ENV_PARSE_bool(v, p) shmi_parse_bool(v, p)
 #define SHMI_ENV_PARSE_str(v, p) (*(p) = (v), SHMI_OK)
 
@@ -142,27 +173,86 @@ static const char *alias_note(const char *name, const char *from, char *buf, siz
 }
 
 #define SHMI_ENV_STR_size(field) NULL
+#define SHMI_ENV_STR_count(field) NULL
+#define SHMI_ENV_STR_seconds(field) NULL
+#define SHMI_ENV_STR_addr(field) NULL
 #define SHMI_ENV_STR_bool(field) NULL
 #define SHMI_ENV_STR_str(field) (field)
+#define SHMI_ENV_NUM_size(field) (field)
+#define SHMI_ENV_NUM_count(field) (field)
+#define SHMI_ENV_NUM_seconds(field) (field)
+#define SHMI_ENV_NUM_addr(field) (field)
+#define SHMI_ENV_NUM_bool(field) 0
+#define SHMI_ENV_NUM_str(field) 0
+
+/* A numeric value against its variable's range (env.h): 0, or SHMI_ERANGE
+ * with "VAR='value' is too small/large: ..." in err. */
+static int check_range(const struct shmi_env_desc *d, size_t v, const char *from, const char *note,
+                       char *err, size_t errlen)
+{
+    size_t lo = 0, hi = SIZE_MAX;
+    if (d->min[0] && shmi_parse_kind(d->kind, d->min, &lo) != SHMI_OK) return SHMI_ECORRUPT;
+    if (d->max[0] && shmi_parse_kind(d->kind, d->max, &hi) != SHMI_OK) return SHMI_ECORRUPT;
+    if (v >= lo && v <= hi) return SHMI_OK;
+    snprintf(err, errlen, "%s='%s'%s is too %s: at %s %s (%s from %s to %s, default %s)", from,
+             getenv(from), note, v < lo ? "small" : "large", v < lo ? "least" : "most",
+             v < lo ? d->min : d->max, syntax(d->kind), d->min[0] ? d->min : "0",
+             d->max[0] ? d->max : "any", d->def);
+    return SHMI_ERANGE;
+}
+
+/* SHMEM_HEAP_BASE: 0, or a multiple of the heap's largest alignment with the
+ * whole heap below the top of the address space (issue 17). */
+static int check_heap_base(const struct shmi_env *env, char *err, size_t errlen)
+{
+    size_t b = env->HEAP_BASE, al = SHMI_ENV_HEAP_BASE_ALIGN;
+    const char *from = NULL, *v = shmi_env_get("HEAP_BASE", &from);
+    if (!b) return SHMI_OK;
+    if (b % al) {
+        size_t down = b / al * al, up = down + al;
+        char alt[48] = "";
+        if (down) snprintf(alt, sizeof alt, "%#zx or ", down);
+        snprintf(err, errlen, "%s=%s is not a multiple of 1 GiB (0x40000000), the largest "
+                 "alignment shmem_align gives, so aligned blocks would be misaligned: use "
+                 "%s%#zx, or 0 to let the PEs agree on a base", from, v, alt, up);
+        return SHMI_EINVAL;
+    }
+    size_t span = (env->SYMMETRIC_SIZE + al - 1) / al * al + al; /* heap, control block */
+    if (span > SHMI_ENV_ADDR_TOP || b > SHMI_ENV_ADDR_TOP - span) {
+        size_t top = span <= SHMI_ENV_ADDR_TOP ? SHMI_ENV_ADDR_TOP - span : 0;
+        snprintf(err, errlen, "%s=%s cannot hold the heap: %zu bytes from there pass the top of "
+                 "a process's address space (0x800000000000, 128 TiB); use a base from "
+                 "0x40000000 to %#zx in steps of 0x40000000, or 0 to let the PEs agree on one",
+                 from, v, env->SYMMETRIC_SIZE, top);
+        return SHMI_EINVAL;
+    }
+    return SHMI_OK;
+}
 
 int shmi_env_load(struct shmi_env *env, char *err, size_t errlen)
 {
     const char *val, *from = NULL;
     char note[160];
-#define SHMI_ENV_LOAD(name, kind, def, alias, help)                                 \
+    int i = 0, rc;
+#define SHMI_ENV_LOAD(name, kind, def, min, max, alias, help)                       \
     val = shmi_env_get(#name, &from);                                               \
     if (SHMI_ENV_PARSE_##kind(def, &env->name) != SHMI_OK) return SHMI_ECORRUPT;    \
     if (val && SHMI_ENV_PARSE_##kind(val, &env->name) != SHMI_OK) {                 \
-        snprintf(err, errlen, "%s='%s'%s is not valid: expected %s (default " def ")", \
+        snprintf(err, errlen, "%s='%s'%s is not valid: expected %s%s%s%s%s (default " def ")", \
                  from, getenv(from), alias_note(#name, from, note, sizeof note),     \
-                 syntax(#kind));                                                    \
+                 syntax(#kind), min[0] ? " from " : "", min, max[0] ? " to " : "", max); \
         return SHMI_EINVAL;                                                         \
-    }
+    }                                                                               \
+    if (val && (min[0] || max[0]) &&                                                \
+        (rc = check_range(&shmi_env_table[i], (size_t)SHMI_ENV_NUM_##kind(env->name), from, \
+                          alias_note(#name, from, note, sizeof note), err, errlen)) != SHMI_OK) \
+        return rc == SHMI_ERANGE ? SHMI_EINVAL : rc;                                \
+    i++;
     SHMI_ENV_VARS(SHMI_ENV_LOAD)
 #undef SHMI_ENV_LOAD
     /* str settings with a fixed set of values */
     const char *str, *choices;
-#define SHMI_ENV_CHOICE(name, kind, def, alias, help)                               \
+#define SHMI_ENV_CHOICE(name, kind, def, min, max, alias, help)                     \
     str = SHMI_ENV_STR_##kind(env->name);                                           \
     choices = shmi_env_choices(#name);                                              \
     if (str && choices && !shmi_env_is_choice(str, choices)) {                      \
@@ -174,12 +264,5 @@ int shmi_env_load(struct shmi_env *env, char *err, size_t errlen)
     }
     SHMI_ENV_VARS(SHMI_ENV_CHOICE)
 #undef SHMI_ENV_CHOICE
-    if (env->SYMMETRIC_SIZE == 0) {
-        val = shmi_env_get("SYMMETRIC_SIZE", &from);
-        snprintf(err, errlen,
-                 "%s=%s is too small: the heap needs at least 1M; "
-                 "set e.g. %s=1G", from, val, from);
-        return SHMI_EINVAL;
-    }
-    return SHMI_OK;
+    return check_heap_base(env, err, errlen);
 }

@@ -17,72 +17,78 @@
 
 #include <stddef.h>
 
-/*  name            kind  default alias (NVSHMEM's name, "" if none), help */
+/* name, kind, default, smallest and largest value ("" for none; in the
+ * kind's syntax), alias (NVSHMEM's name, "" if none), help.  Kinds: size
+ * (bytes, k/M/G/T suffixes), count and seconds (whole numbers), addr (an
+ * address, 0x hex), bool, str.  Every number has its range (issue 17): a
+ * value outside it is refused with the range, never used. */
 #define SHMI_ENV_VARS(X)                                                         \
-    X(SYMMETRIC_SIZE, size, "4G",   "NVSHMEM_SYMMETRIC_SIZE",                    \
+    X(SYMMETRIC_SIZE, size, "4G", "1M", "64T",   "NVSHMEM_SYMMETRIC_SIZE",                    \
       "Symmetric heap size per PE: a number with an optional k/K/m/M/g/G/t/T "   \
       "suffix (powers of 1024), e.g. 512M, 64G. Only reserved: memory is used "  \
       "only for pages that are touched.")                                        \
-    X(DEBUG,          bool, "0",    "NVSHMEM_DEBUG",                             \
+    X(DEBUG, bool, "0", "", "",    "NVSHMEM_DEBUG",                             \
       "Print debugging messages from the library on stderr.")                    \
-    X(INFO,           bool, "0",    "NVSHMEM_INFO",                              \
+    X(INFO, bool, "0", "", "",    "NVSHMEM_INFO",                              \
       "Print the library's version and every setting at shmem_init (PE 0).")    \
-    X(VERSION,        bool, "0",    "NVSHMEM_VERSION",                           \
+    X(VERSION, bool, "0", "", "",    "NVSHMEM_VERSION",                           \
       "Print the library's version at shmem_init (PE 0).")                      \
-    X(BARRIER,        str,  "auto", "",                                          \
+    X(BARRIER, str, "auto", "", "", "",                                          \
       "Barrier algorithm: auto (central when a team has more PEs than online "  \
       "CPUs, else dissemination), central, or dissemination. Every PE must use " \
       "the same value.")                                                         \
-    X(WAIT_SPIN,      size, "200",  "",                                          \
+    X(WAIT_SPIN, count, "200", "0", "1000000",  "",                                          \
       "Polls of a wait (barrier, wait_until) before the PE yields the CPU and "  \
       "then sleeps in the kernel. When unset and the PEs outnumber the CPUs, "   \
       "0: spinning would only delay the PE being waited for. Independently, a "  \
       "yield that returns at once (no other process wanted the CPU) is "        \
       "followed by about 1 us of polling before the next one.")                  \
-    X(GLOBALS,        bool, "1",    "",                                          \
+    X(GLOBALS, bool, "1", "", "",    "",                                          \
       "Make the program's global and static variables symmetric (remote "       \
       "access to them) by moving the executable's data and bss onto shared "    \
       "memory at shmem_init. 0 turns it off; RMA on globals then fails clearly.") \
-    X(HEAP_BASE,      size, "0",    "",                                          \
-      "Virtual address where the symmetric heap should start (hex 0x..., or "   \
-      "0 to let the PEs agree on one). For debugging address conflicts.")       \
-    X(CHECKS,         str,  "cheap", "",                                         \
+    X(HEAP_BASE, addr, "0", "0", "0x7fffc0000000",    "",                                          \
+      "Virtual address where the symmetric heap should start (hex 0x..., a "    \
+      "multiple of 1 GiB, 0x40000000, the largest alignment shmem_align gives, " \
+      "with the whole heap below 128 TiB), or 0 to let the PEs agree on one. "  \
+      "For debugging address conflicts.")                                        \
+    X(CHECKS, str, "cheap", "", "", "",                                         \
       "Debug checks: off; cheap (default: every collective's call, arguments "  \
       "and call site are compared across PEs, collective buffers must lie "      \
       "inside one block, guard zones around every block are checked at "         \
       "free/realloc/finalize, leaks reported at finalize); full (also poisons "  \
       "freed memory and detects writes after free).")                            \
-    X(WATCHDOG,       size, "60",   "",                                          \
+    X(WATCHDOG, seconds, "60", "0", "604800",   "",                                          \
       "Seconds a PE may wait in a barrier, collective or wait_until before it "  \
       "prints what every PE is blocked in (0 turns the watchdog off).")          \
-    X(WATCHDOG_ABORT, bool, "0",    "",                                          \
+    X(WATCHDOG_ABORT, bool, "0", "", "",    "",                                          \
       "After the watchdog's report, end the job (exit status 124) instead of "   \
       "waiting on.")                                                             \
-    X(HEAP_REPORT,    str,  "",     "",                                          \
+    X(HEAP_REPORT, str, "", "", "",     "",                                          \
       "At shmem_finalize write a heap report per PE to <value>.<pe>.txt and "    \
       "<value>.<pe>.html (blocks, free space, fragmentation, peak, call sites). " \
       "SIGUSR1 writes one at any time.")                                         \
-    X(SELFTEST,       bool, "0",    "",                                          \
+    X(SELFTEST, bool, "0", "", "",    "",                                          \
       "Run the brief's manual checks automatically at init and at every "        \
       "allocation: same address on every PE, write-then-read through put/get "   \
       "and shmem_ptr, guard zones intact (symrun --check sets it).")             \
-    X(GPU,            bool, "1",    "",                                          \
+    X(GPU, bool, "1", "", "",    "",                                          \
       "Use a GPU when symheap was built with CUDA and one is present (docs/"     \
       "gpu.md): the GPU heap is set up at shmem_init in programs with CUDA code " \
       "that includes nvshmem.h, else at the first GPU allocation. 0: never "     \
       "touch the GPU; nvshmem_malloc then gives host memory.")                   \
-    X(GPU_HEAP_SIZE,  size, "16G",  "",                                          \
+    X(GPU_HEAP_SIZE, size, "16G", "2M", "64T",  "",                                          \
       "GPU symmetric heap size per PE: GPU addresses reserved at one address on " \
       "every PE (and one slot per peer). GPU memory is only taken, in chunks, "  \
       "as allocations need it.")                                                 \
-    X(GPU_CHUNK,      size, "256M", "NVSHMEM_CUMEM_GRANULARITY",                 \
+    X(GPU_CHUNK, size, "256M", "2M", "64T", "NVSHMEM_CUMEM_GRANULARITY",                 \
       "Smallest step by which the GPU heap takes GPU memory (one allocation per " \
       "PE, mapped by every peer); kept until exit.")                             \
-    X(MALLOC_GPU,     bool, "0",    "",                                          \
+    X(MALLOC_GPU, bool, "0", "", "",    "",                                          \
       "1: shmem_malloc, shmem_calloc and shmem_align give GPU memory (as the "   \
       "SHMEMX_MALLOC_DEVICE hint does), and so does nvshmem_malloc in programs " \
       "without CUDA code.") \
-    X(BOOTSTRAP,      str,  "auto", "NVSHMEM_BOOTSTRAP",                         \
+    X(BOOTSTRAP, str, "auto", "", "", "NVSHMEM_BOOTSTRAP",                         \
       "How PEs find each other (docs/cluster.md): auto (symrun when started by " \
       "symrun, pmix when started by mpirun or srun --mpi=pmix, i.e. PMIX_RANK " \
       "or PMIX_NAMESPACE is set, else single), or force symrun, pmix or single " \
@@ -90,9 +96,12 @@
 
 struct shmi_env {
 #define SHMI_ENV_FIELD_size(name) size_t name;
+#define SHMI_ENV_FIELD_count(name) size_t name;
+#define SHMI_ENV_FIELD_seconds(name) size_t name;
+#define SHMI_ENV_FIELD_addr(name) size_t name;
 #define SHMI_ENV_FIELD_bool(name) int name;
 #define SHMI_ENV_FIELD_str(name) const char *name;
-#define SHMI_ENV_FIELD(name, kind, def, alias, help) SHMI_ENV_FIELD_##kind(name)
+#define SHMI_ENV_FIELD(name, kind, def, min, max, alias, help) SHMI_ENV_FIELD_##kind(name)
     SHMI_ENV_VARS(SHMI_ENV_FIELD)
 #undef SHMI_ENV_FIELD
 };
@@ -100,8 +109,10 @@ struct shmi_env {
 struct shmi_env_desc {
     const char *name;    /* without the SHMEM_ prefix */
     const char *var;     /* with it: SHMEM_<name> */
-    const char *kind;    /* "size", "bool" or "str" */
+    const char *kind;    /* "size", "count", "seconds", "addr", "bool" or "str" */
     const char *def;     /* default, as text */
+    const char *min;     /* smallest accepted value, as text ("" for none) */
+    const char *max;     /* largest accepted value, as text ("" for none) */
     const char *alias;   /* NVSHMEM's name for it, or "" */
     const char *help;
 };
@@ -121,6 +132,16 @@ const char *shmi_env_get(const char *name, const char **from);
  * k/K/m/M/g/G/t/T (x1024^n), optional trailing 'b'/'B'.  Rejects empty,
  * negative, junk, and overflow.  Returns 0 or SHMI_EINVAL. */
 int shmi_parse_size(const char *s, size_t *out);
+/* A whole number (count, seconds): decimal digits, spaces around, nothing
+ * else (no sign, suffix or hex); rejects overflow.  0 or SHMI_EINVAL. */
+int shmi_parse_count(const char *s, size_t *out);
+/* The parser of a numeric kind ("size", "count", "seconds", "addr"): 0 and
+ * the value, or SHMI_EINVAL; SHMI_ENOTSUP for a kind that is not numeric. */
+int shmi_parse_kind(const char *kind, const char *s, size_t *out);
+/* SHMEM_HEAP_BASE: a multiple of this (the heap's largest supported
+ * alignment, heap.h's SHMI_HEAP_BASE_ALIGN), and the heap below ADDR_TOP. */
+#define SHMI_ENV_HEAP_BASE_ALIGN ((size_t)1 << 30)
+#define SHMI_ENV_ADDR_TOP ((size_t)1 << 47)
 /* "0/1/yes/no/on/off/true/false" (case-insensitive). */
 int shmi_parse_bool(const char *s, int *out);
 

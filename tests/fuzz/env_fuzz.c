@@ -11,7 +11,11 @@
  *      value is 0 or 1 and parses back from "%d".
  *   2  shmi_env_load with one SHMEM_ variable (picked by the next byte) set to
  *      the string and the others unset: it accepts exactly what that
- *      variable's parser and its extra rule accept, and a refusal writes a
+ *      variable's kind accepts (size and addr: the size syntax; count and
+ *      seconds: decimal digits only), inside the variable's range (the
+ *      table's min and max, read with the reference parsers), and for
+ *      SHMEM_HEAP_BASE 0 or a multiple of 1 GiB with the default 4 GiB heap
+ *      (plus its 1 GiB-rounded control block) below 2^47; a refusal writes a
  *      NUL-terminated message naming the variable into an error buffer of
  *      any length.
  *   3  shmi_fmt_size of 8 bytes into a buffer of 1..64 bytes: never writes
@@ -90,6 +94,38 @@ static int ref_size(const char *s, uint64_t *out)
         return SHMI_EINVAL;
     *out = v << shift;
     return SHMI_OK;
+}
+
+/* count and seconds: decimal digits, spaces around, no overflow of size_t. */
+static int ref_count(const char *s, uint64_t *out)
+{
+    while (is_space(*s))
+        s++;
+    if (!is_digit(*s))
+        return SHMI_EINVAL;
+    uint64_t v = 0;
+    int over = 0;
+    for (; is_digit(*s); s++) {
+        if (v > (SIZE_MAX - (uint64_t)(*s - '0')) / 10)
+            over = 1;
+        v = v * 10 + (uint64_t)(*s - '0');
+    }
+    while (is_space(*s))
+        s++;
+    if (*s || over)
+        return SHMI_EINVAL;
+    *out = v;
+    return SHMI_OK;
+}
+
+/* The reference parser of a numeric kind, or -2 for bool/str. */
+static int ref_num(const char *kind, const char *s, uint64_t *out)
+{
+    if (!strcmp(kind, "size") || !strcmp(kind, "addr"))
+        return ref_size(s, out);
+    if (!strcmp(kind, "count") || !strcmp(kind, "seconds"))
+        return ref_count(s, out);
+    return -2;
 }
 
 /* env.h lists 0/1/yes/no/on/off/true/false; env.c also takes y, n and the
@@ -192,12 +228,21 @@ static void case_load(const char *s, unsigned pick, unsigned errlen)
     if (putenv(kv))
         abort();
     int want = SHMI_OK, b;
-    size_t v = 0;
-    if (!strcmp(d->kind, "size") && shmi_parse_size(s, &v))
+    uint64_t v = 0, lo = 0, hi = UINT64_MAX;
+    int num = ref_num(d->kind, s, &v);
+    if (num == SHMI_EINVAL)
         want = SHMI_EINVAL;
-    if (!strcmp(d->kind, "bool") && shmi_parse_bool(s, &b))
+    if (!strcmp(d->kind, "bool") && ref_bool(s, &b))
         want = SHMI_EINVAL;
-    if (!strcmp(d->name, "SYMMETRIC_SIZE") && !want && v == 0)
+    if (num == SHMI_OK) {
+        if ((d->min[0] && ref_num(d->kind, d->min, &lo)) ||
+            (d->max[0] && ref_num(d->kind, d->max, &hi)))
+            fail("%s: the table's range '%s'..'%s' does not parse", name, d->min, d->max);
+        if (v < lo || v > hi)
+            want = SHMI_EINVAL;
+    }
+    if (!strcmp(d->name, "HEAP_BASE") && !want && v &&
+        (v % (1ull << 30) || v > (1ull << 47) - (5ull << 30)))
         want = SHMI_EINVAL;
     const char *choices = shmi_env_choices(d->name); /* e.g. "off|cheap|full" */
     if (choices) {

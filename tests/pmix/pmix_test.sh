@@ -17,6 +17,10 @@
 #                               job ends non-zero
 #   watchdog                    a deadlock under mpirun: the watchdog report,
 #                               exit 124
+#   intrude silent|garbage      as another user (made here, removed after; root
+#                               only), connect to a PE's memory-handle socket
+#                               during shmem_init and send nothing or a fake
+#                               header: the job still starts and ends well
 #   multinode                   PEs on two (simulated) nodes: run through UCX
 #                               (refused clearly when built without UCX)
 # Exit 0 pass, 1 fail, 77 skip (no mpirun, or mpirun cannot start processes).
@@ -179,6 +183,30 @@ case_watchdog() {
     mpi 124 3 -x SHMEM_WATCHDOG=2 -x SHMEM_WATCHDOG_ABORT=1 "$B/tests/pe/pe_misuse" deadlock
     expect_lines 1 'watchdog:   PE 0: in shmem_long_wait_until on 0x[0-9a-f]+ == 5'
     [ "$MS" -lt 30000 ] || fail "the watchdog took $MS ms"
+}
+
+case_intrude() {
+    local mode=$1 u=pxi$$ uid
+    [ "$(id -u)" = 0 ] || { echo "skip: needs root (to create a second user)"; exit 77; }
+    command -v useradd >/dev/null || { echo "skip: no useradd"; exit 77; }
+    useradd -M -N -r -s /usr/sbin/nologin "$u" || { fail "useradd $u"; return; }
+    uid=$(id -u "$u")
+    # PE 0 waits after its listen() until the intruder has connected
+    # (listen_shim.so), so the intruder's connection comes before the peer's.
+    mkdir -m 1777 "$T/shim"
+    chmod 755 "$T"
+    "$B/tests/pmix/fdx_intruder" "$T/shim" "$mode" "$uid" "$(id -g "$u")" >"$T/intruder" 2>&1 &
+    local ipid=$!
+    mpi 0 2 -x SHMEM_DEBUG=1 -x LD_PRELOAD="$B/tests/pmix/listen_shim.so" -x SHIM_DIR="$T/shim" \
+        -x ASAN_OPTIONS="verify_asan_link_order=0${ASAN_OPTIONS:+:$ASAN_OPTIONS}" "$PROG" local "$MARK"
+    wait "$ipid" || fail "the intruder failed: $(cat "$T/intruder")"
+    userdel "$u"
+    cat "$T/intruder"
+    grep -q "^intruder: connected to @symheap\." "$T/intruder" || fail "no connection: $(cat "$T/intruder")"
+    expect_lines 1 'pmix_prog: local ok, 2 PEs'
+    expect_lines 1 "\\[pe 0\\] symheap debug: pmix bootstrap: exchange_fds: dropped a connection from pid [0-9]+ \\(uid $uid\\): not a PE of this job on this node"
+    [ "$MS" -lt 20000 ] || fail "the job took $MS ms"
+    no_procs
 }
 
 # Two "nodes": mpirun starts a second daemon through an rsh agent that runs
