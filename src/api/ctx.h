@@ -108,8 +108,16 @@ void shmi_rma_fault_install(void);
  * a mapped peer's doorbell (0 when the caller rings it after more). */
 void shmi_put_bytes(const char *fn, void *dest, const void *src, size_t n, int wpe, int mode,
                     int ring);
-/* nelems * elem, or a fatal message naming fn when it overflows size_t. */
-size_t shmi_bytes(const char *fn, size_t nelems, size_t elem);
+/* nelems * elem, or a fatal message naming fn when it overflows size_t.
+ * Inline: on the put/get path it is one multiply and a flag test. */
+static inline size_t shmi_bytes(const char *fn, size_t nelems, size_t elem)
+{
+    size_t n;
+    if (__builtin_expect(shmi_mul_overflows(nelems, elem, &n), 0))
+        shmi_fatal("%s: nelems=%zu elements of %zu bytes overflows size_t: a negative count "
+                   "converted to size_t?", fn, nelems, elem);
+    return n;
+}
 
 /* wait.c: block until our *ivar (size 1/2/4/8, symmetric) satisfies cmp
  * against value (bits as SHMI_BITS gives them); returns the value seen. */
