@@ -29,6 +29,7 @@ struct words {
     long flag;        /* B waits here */
     long target;      /* C waits here */
     uint64_t tsig;    /* C's signal wait */
+    long arrived;     /* A: the others passed the barrier before A's */
 };
 
 static int me, npes;
@@ -122,8 +123,15 @@ int main(void)
     CHECK(shmemx_wait_stats(me, NULL) == -1);
     shmem_barrier_all();
 
-    /* A: asleep in a barrier */
-    if (me == 0) no_wakes(w, 1, "shmem_barrier_all");
+    /* A: asleep in a barrier.  Each other PE says it left the barrier above
+     * first, so that PE 0 does not take a PE still asleep in that one (about
+     * to wake and enter the next) for a sleeper of A's. */
+    if (me == 0) {
+        shmem_long_wait_until(&w->arrived, SHMEM_CMP_EQ, npes - 1);
+        no_wakes(w, 1, "shmem_barrier_all");
+    } else {
+        shmem_long_atomic_inc(&w->arrived, 0);
+    }
     shmem_barrier_all();
 
     /* B: asleep in a wait on another word */
