@@ -275,6 +275,19 @@ case_kill_pe() {
     done
 }
 
+# The blame rule: the last PE dies by SIGKILL and the others exit 1 in
+# consequence; symrun (stopped meanwhile, so it finds them all dead at once,
+# PE 0 first) names the killed PE and exits 137.
+case_blame() {
+    local n
+    for n in 2 4; do
+        new_mark
+        run 137 -n $n "$PROG" blame "$MARK"
+        expect_line "PE $((n - 1)) (pid [0-9]*) was killed by signal 9 (SIGKILL, Killed)"
+        no_leftovers
+    done
+}
+
 case_signals() {
     local s code
     local sigs="TERM:143 INT:130 HUP:129"
