@@ -604,7 +604,10 @@ static int find_prog(const char *prog)
 {
     char path[PATH_MAX];
     struct stat st;
-    if (strchr(prog, '/')) return access(prog, F_OK) == 0 ? 0 : errno;
+    if (strchr(prog, '/')) {
+        if (stat(prog, &st) != 0) return errno;
+        return S_ISDIR(st.st_mode) ? EISDIR : 0; /* else execvp says "Permission denied" late */
+    }
     const char *dirs = getenv("PATH");
     if (!dirs) dirs = "/bin:/usr/bin";
     for (const char *d = dirs;; d++) {
@@ -655,7 +658,9 @@ int main(int argc, char **argv)
     open_stdio();
     if ((rc = find_prog(j.o.argv[0])) != 0) {
         const char *prog = j.o.argv[0], *path = getenv("PATH");
-        if (strchr(prog, '/'))
+        if (rc == EISDIR)
+            say("symrun: cannot run '%s': it is a directory, not a program\n", prog);
+        else if (strchr(prog, '/'))
             say("symrun: cannot run '%s': %s\n", prog, strerror(rc));
         else
             say("symrun: cannot run '%s': no such program in PATH=%s\n", prog,

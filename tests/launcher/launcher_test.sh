@@ -145,6 +145,11 @@ case_exec_fail() {
     chmod 644 "$T/noexec"
     run 126 -n 2 "$T/noexec" "$MARK"
     expect_line "cannot run '.*noexec': Permission denied"
+    # a directory is said before any PE starts (once, not per PE)
+    run 126 -n 2 "$T" "$MARK"
+    expect_line "cannot run '$T': it is a directory, not a program"
+    run 126 -n 2 "$T/" "$MARK"
+    expect_line "it is a directory, not a program"
 }
 
 case_single() {
