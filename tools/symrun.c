@@ -529,6 +529,8 @@ static void help(void)
            "Exit status: 0 when every PE exited 0; else that of the first failure: the\n"
            "PE's exit status, 128+N for a PE killed by signal N, the code a PE aborted\n"
            "with, 124 on --timeout, 126/127 when PROGRAM cannot be run, 2 for bad usage.\n"
+           "A PE killed by a signal within 200 ms of another PE's failure is the one\n"
+           "blamed (the other likely failed because of it).\n"
            "If one PE fails, symrun ends the others (SIGTERM, then SIGKILL). SIGQUIT\n"
            "(Ctrl-\\) prints what every PE is blocked in, without ending the job. See\n"
            "docs/launcher.md.\n", usage_line, MAX_PES);
