@@ -16,6 +16,10 @@
  *    (a PE killed by a signal, a non-zero exit, an abort, a PE that left
  *    without shmem_finalize, a protocol error, timeout, SIGINT/TERM/HUP);
  *    then every PE gets SIGTERM and, TERM_GRACE_MS later, SIGKILL.
+ *  - The blame rule: a PE that exits non-zero, leaves unfinalized or aborts
+ *    may only be failing because a peer died (its barrier broke, its GPU
+ *    context went with the peer's).  Such a failure is held BLAME_GRACE_MS
+ *    (symrun_blame); a PE killed by a signal meanwhile is the one reported.
  *  - A PE's exit is judged only after its socket and pipes are drained: all
  *    it wrote (a FINI, an ABORT, its last output line) is there by then.
  *  - PEs start with ADDR_NO_RANDOMIZE unless --aslr: the same executable
@@ -52,6 +56,7 @@ enum {
     TERM_GRACE_MS = 400, /* SIGTERM .. SIGKILL: everything ends within ~1 s */
     EOF_GRACE_MS = 500,  /* socket closed but process alive: wait for the exit */
     LINE_BYTES = 65536,  /* --prefix: longer lines are split */
+    BLAME_GRACE_MS = 200, /* a failure waits this long for a signal death to blame */
 };
 
 static const int handled[NHANDLED] = { SIGCHLD, SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGQUIT };
@@ -120,6 +125,7 @@ void symrun_fail(struct job *j, int status, int culprit, const char *fmt, ...)
     char cause[1536];
     if (j->ending) return;
     j->ending = 1;
+    j->held.at = 0; /* this cause wins over one held back */
     j->status = status;
     va_list ap;
     va_start(ap, fmt);
@@ -132,6 +138,27 @@ void symrun_fail(struct job *j, int status, int culprit, const char *fmt, ...)
         say("symrun: %s\n", cause);
     signal_all(j, SIGTERM);
     j->kill_at = symrun_now_ms() + TERM_GRACE_MS;
+}
+
+void symrun_blame(struct job *j, int status, int culprit, const char *fmt, ...)
+{
+    if (j->ending || j->held.at) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(j->held.cause, sizeof j->held.cause, fmt, ap);
+    va_end(ap);
+    j->held.status = status;
+    j->held.culprit = culprit;
+    j->held.at = symrun_now_ms() + BLAME_GRACE_MS;
+}
+
+/* Report what is held once its time has come, or when no PE is left that
+ * could still turn out to be the cause. */
+static void blame_due(struct job *j, int64_t now)
+{
+    if (!j->held.at || j->ending || (now < j->held.at && j->running > 0)) return;
+    j->held.at = 0;
+    symrun_fail(j, j->held.status, j->held.culprit, "%s", j->held.cause);
 }
 
 /* ---- --prefix output ----------------------------------------------------- */
@@ -198,11 +225,11 @@ static void judge(struct job *j, struct pe *p)
              p->rank, (long)p->pid, sig, sig_name(sig), strsignal(sig),
              WCOREDUMP(st) ? ", core dumped" : "");
     } else if (WEXITSTATUS(st) != 0) {
-        symrun_fail(j, WEXITSTATUS(st), p->rank, "PE %d (pid %ld) exited with status %d%s", p->rank,
+        symrun_blame(j, WEXITSTATUS(st), p->rank, "PE %d (pid %ld) exited with status %d%s", p->rank,
              (long)p->pid, WEXITSTATUS(st),
              p->connected && !p->finalized ? " before shmem_finalize" : "");
     } else if (p->connected && !p->finalized) {
-        symrun_fail(j, 1, p->rank, "PE %d (pid %ld) exited without calling shmem_finalize", p->rank,
+        symrun_blame(j, 1, p->rank, "PE %d (pid %ld) exited without calling shmem_finalize", p->rank,
              (long)p->pid);
     }
 }
@@ -410,7 +437,8 @@ static int next_timeout(struct job *j)
     int64_t t = NEVER, now = symrun_now_ms();
     if (j->ending && j->kill_at < t) t = j->kill_at;
     if (!j->ending && j->deadline < t) t = j->deadline;
-    for (int i = 0; i < j->o.n && !j->ending; i++)
+    if (!j->ending && j->held.at && j->held.at < t) t = j->held.at;
+    for (int i = 0; i < j->o.n && !j->ending && !j->held.at; i++)
         if (j->pe[i].eof_at && j->pe[i].running && j->pe[i].eof_at + EOF_GRACE_MS < t)
             t = j->pe[i].eof_at + EOF_GRACE_MS;
     if (t == NEVER) return -1;
@@ -442,7 +470,9 @@ static void timers(struct job *j)
     }
     if (!j->ending && now >= j->deadline)
         symrun_fail(j, 124, -1, "the job is still running after --timeout %g s", j->o.timeout);
-    for (int i = 0; i < j->o.n && !j->ending; i++) {
+    blame_due(j, now);
+    /* while a failure is held, PEs that lose their peers are its consequence */
+    for (int i = 0; i < j->o.n && !j->ending && !j->held.at; i++) {
         struct pe *p = &j->pe[i];
         if (p->eof_at && p->running && now >= p->eof_at + EOF_GRACE_MS)
             symrun_fail(j, 1, i, "PE %d (pid %ld) closed its connection to symrun without calling "
@@ -468,7 +498,7 @@ static void serve(struct job *j)
         if (poll(pfd, (nfds_t)n, next_timeout(j)) > 0) dispatch(j, pfd, w, n);
         reap(j);
         timers(j);
-        symrun_check_stuck(j);
+        if (!j->held.at) symrun_check_stuck(j);
     }
     free(pfd);
     free(w);
@@ -499,6 +529,8 @@ static void help(void)
            "Exit status: 0 when every PE exited 0; else that of the first failure: the\n"
            "PE's exit status, 128+N for a PE killed by signal N, the code a PE aborted\n"
            "with, 124 on --timeout, 126/127 when PROGRAM cannot be run, 2 for bad usage.\n"
+           "A PE killed by a signal within 200 ms of another PE's failure is the one\n"
+           "blamed (the other likely failed because of it).\n"
            "If one PE fails, symrun ends the others (SIGTERM, then SIGKILL). SIGQUIT\n"
            "(Ctrl-\\) prints what every PE is blocked in, without ending the job. See\n"
            "docs/launcher.md.\n", usage_line, MAX_PES);
@@ -574,7 +606,10 @@ static int find_prog(const char *prog)
 {
     char path[PATH_MAX];
     struct stat st;
-    if (strchr(prog, '/')) return access(prog, F_OK) == 0 ? 0 : errno;
+    if (strchr(prog, '/')) {
+        if (stat(prog, &st) != 0) return errno;
+        return S_ISDIR(st.st_mode) ? EISDIR : 0; /* else execvp says "Permission denied" late */
+    }
     const char *dirs = getenv("PATH");
     if (!dirs) dirs = "/bin:/usr/bin";
     for (const char *d = dirs;; d++) {
@@ -625,7 +660,9 @@ int main(int argc, char **argv)
     open_stdio();
     if ((rc = find_prog(j.o.argv[0])) != 0) {
         const char *prog = j.o.argv[0], *path = getenv("PATH");
-        if (strchr(prog, '/'))
+        if (rc == EISDIR)
+            say("symrun: cannot run '%s': it is a directory, not a program\n", prog);
+        else if (strchr(prog, '/'))
             say("symrun: cannot run '%s': %s\n", prog, strerror(rc));
         else
             say("symrun: cannot run '%s': no such program in PATH=%s\n", prog,

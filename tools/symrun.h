@@ -83,6 +83,11 @@ struct job {
     struct round r;
     int running, ending, status;
     int64_t kill_at, deadline;
+    struct {                          /* a failure held back (symrun_blame) */
+        int64_t at;                   /* when it is reported; 0: none held */
+        int status, culprit;
+        char cause[1536];
+    } held;
     pid_t self;
     int sig[2];
     struct rlimit nofile;             /* as inherited; restored in the PEs */
@@ -96,6 +101,15 @@ int64_t symrun_now_ms(void); /* CLOCK_MONOTONIC */
  * job's exit status, then SIGTERM (SIGKILL later) to every PE.  Later calls
  * do nothing.  culprit: the rank the cause is about, or -1. */
 void symrun_fail(struct job *j, int status, int culprit, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* A PE's failure that may be the consequence of another PE's death (a
+ * non-zero exit, an exit without shmem_finalize, an abort): held back
+ * BLAME_GRACE_MS (or until no PE runs), then reported as symrun_fail does.
+ * A PE killed by a signal meanwhile is reported instead (symrun_fail drops
+ * what is held); a second failure held meanwhile is dropped (the first
+ * wins). */
+void symrun_blame(struct job *j, int status, int culprit, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
 /* symrun_serve.c */

@@ -311,7 +311,7 @@ static void on_abort(struct job *j, struct pe *p)
     for (size_t i = 0; i < n; i++)
         if (p->text[i] == '\n') p->text[i] = ' ';
     if (code < 0 || code > 255) code = (code & 0xff) ? code & 0xff : 1;
-    symrun_fail(j, code, p->rank, "PE %d (pid %ld) aborted the job with status %d%s%s", p->rank,
+    symrun_blame(j, code, p->rank, "PE %d (pid %ld) aborted the job with status %d%s%s", p->rank,
          (long)p->pid, code, n ? ": " : "", p->text);
 }
 

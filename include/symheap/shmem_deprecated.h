@@ -17,9 +17,11 @@
  * same pSync may be passed to consecutive calls over the same active set.
  * symheap reads the PEs' sources directly, so pWrk is not used (any
  * symmetric array, or NULL, is accepted); broadcast32/64 leave dest on the
- * root unchanged, as the spec says.  Out-of-range triplets, a calling PE
- * outside the set and non-symmetric buffers are fatal errors naming the
- * call.
+ * root unchanged, as the spec says.  A PE outside the active set that calls
+ * one of them returns at once without touching pSync, dest or source (as
+ * Open MPI's OSHMEM does; with SHMEM_CHECKS=full one warning says so, once).
+ * Out-of-range triplets and non-symmetric buffers are fatal errors naming
+ * the call.
  *
  * Deprecation warnings: every declaration here carries
  * __attribute__((deprecated)) (with the replacement's name) unless

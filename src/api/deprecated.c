@@ -7,6 +7,10 @@
  * without a collective call of its parent, and the set's PEs share no team
  * slot they could agree on without the others.
  *
+ * A PE outside the set returns at once, touching neither pSync nor dest
+ * (as Open MPI's OSHMEM; the 1.4 text asks only the set's PEs to call and
+ * says nothing of others); SHMEM_CHECKS=full says so once.
+ *
  * Active-set barrier (aset_sync): a dissemination barrier on the caller's
  * pSync.  In round k (k < ceil(log2 size)) member i adds 1 to pSync[k] of
  * member i + 2^k (mod size), waits until its own pSync[k] differs from
@@ -102,7 +106,8 @@ struct aset {
 
 static int aset_pe(const struct aset *a, int i) { return a->start + a->stride * i; }
 
-/* The checked active set of a call; pSync must hold nsync longs. */
+/* The checked active set of a call; pSync must hold nsync longs.  rank is
+ * -1 when this PE is not a member: the caller returns at once. */
 static struct aset aset_get(const char *fn, int PE_start, int logPE_stride, int PE_size,
                             long *pSync, int nsync)
 {
@@ -119,10 +124,16 @@ static struct aset aset_get(const char *fn, int PE_start, int logPE_stride, int 
                    "but this job has %d PEs (0..%d)", fn, PE_start, logPE_stride, PE_size, last,
                    shmi_g.npes, shmi_g.npes - 1);
     int d = shmi_g.me - PE_start;
-    if (d < 0 || d % a.stride || d / a.stride >= PE_size)
-        shmi_fatal("%s: this PE is not in the active set PE_start=%d logPE_stride=%d "
-                   "PE_size=%d: only the set's PEs may call an active-set routine", fn,
-                   PE_start, logPE_stride, PE_size);
+    if (d < 0 || d % a.stride || d / a.stride >= PE_size) {
+        /* Outside the set: return at once, pSync and dest untouched, as
+         * OSHMEM does (1.4 asks only the set's PEs to call). */
+        static int warned;
+        if (shmi_checks >= SHMI_CHECKS_FULL && !__atomic_exchange_n(&warned, 1, __ATOMIC_RELAXED))
+            shmi_log_warn("%s: this PE is not in the active set PE_start=%d logPE_stride=%d "
+                          "PE_size=%d, so the call returns at once (said once; "
+                          "SHMEM_CHECKS=full)", fn, PE_start, logPE_stride, PE_size);
+        return a; /* rank -1 */
+    }
     a.rank = d / a.stride;
     while ((1 << a.rounds) < PE_size) a.rounds++;
     if (a.rounds > SHMI_ASET_ROUNDS)
@@ -171,6 +182,7 @@ void shmem_barrier(int PE_start, int logPE_stride, int PE_size, long *pSync)
 {
     struct aset a = aset_get(__func__, PE_start, logPE_stride, PE_size, pSync,
                              SHMEM_BARRIER_SYNC_SIZE);
+    if (a.rank < 0) return;
     shmem_quiet();
     aset_sync(&a, pSync);
 }
@@ -179,6 +191,7 @@ void shmem_sync(int PE_start, int logPE_stride, int PE_size, long *pSync)
 {
     struct aset a = aset_get(__func__, PE_start, logPE_stride, PE_size, pSync,
                              SHMEM_BARRIER_SYNC_SIZE);
+    if (a.rank < 0) return;
     aset_sync(&a, pSync);
 }
 
@@ -187,6 +200,7 @@ static void aset_broadcast(const char *fn, void *dest, const void *source, size_
                            int PE_size, long *pSync)
 {
     struct aset a = aset_get(fn, PE_start, logPE_stride, PE_size, pSync, SHMEM_BCAST_SYNC_SIZE);
+    if (a.rank < 0) return;
     if (PE_root < 0 || PE_root >= PE_size)
         shmi_fatal("%s: PE_root=%d is out of range: it is an index into the active set of %d "
                    "PEs (0..%d), not a PE number", fn, PE_root, PE_size, PE_size - 1);
@@ -202,6 +216,7 @@ static void aset_fcollect(const char *fn, void *dest, const void *source, size_t
 {
     struct aset a = aset_get(fn, PE_start, logPE_stride, PE_size, pSync,
                              SHMEM_COLLECT_SYNC_SIZE);
+    if (a.rank < 0) return;
     size_t n = shmi_nbytes(fn, nelems, elem);
     if (n) shmi_sym(fn, "dest", dest, shmi_nbytes(fn, n, (size_t)PE_size), shmi_g.me);
     aset_sync(&a, pSync);
@@ -217,6 +232,7 @@ static void aset_collect(const char *fn, void *dest, const void *source, size_t 
 {
     struct aset a = aset_get(fn, PE_start, logPE_stride, PE_size, pSync,
                              SHMEM_COLLECT_SYNC_SIZE);
+    if (a.rank < 0) return;
     size_t n = shmi_nbytes(fn, nelems, elem);
     long *count = &pSync[SHMI_ASET_ROUNDS];
     __atomic_store_n(count, (long)n, __ATOMIC_RELAXED); /* published by the barrier */
@@ -241,6 +257,7 @@ static void aset_alltoalls(const char *fn, void *dest, const void *source, ptrdi
                            int logPE_stride, int PE_size, long *pSync, int nsync)
 {
     struct aset a = aset_get(fn, PE_start, logPE_stride, PE_size, pSync, nsync);
+    if (a.rank < 0) return;
     if (dst < 1 || sst < 1)
         shmi_fatal("%s: strides dst=%td sst=%td must be >= 1 (in elements)", fn, dst, sst);
     size_t all = shmi_nbytes(fn, nelems, (size_t)PE_size);
@@ -305,6 +322,7 @@ static void aset_reduce(const char *fn, void *dest, const void *source, int nred
 {
     struct aset a = aset_get(fn, PE_start, logPE_stride, PE_size, pSync,
                              SHMEM_REDUCE_SYNC_SIZE);
+    if (a.rank < 0) return;
     if (nreduce < 0) shmi_fatal("%s: nreduce=%d is negative", fn, nreduce);
     size_t cnt = (size_t)nreduce, n = shmi_nbytes(fn, cnt, elem);
     char *acc = NULL, *in = NULL; /* in: a member's source when it is not mapped */

@@ -118,6 +118,7 @@ struct shmi_ctl {
         double since;                    /* CLOCK_MONOTONIC seconds */
         char what[48];                   /* e.g. "shmem_barrier_all" */
         uint32_t claimed;                /* PE 0's: a watchdog report is printed */
+        int32_t pid;                     /* the PE's process (its state: stopped?) */
     } blocked;
     struct shmi_tsync team[SHMI_TEAM_MAX]; /* by team slot; 0 world, 1 shared */
 };

@@ -9,14 +9,17 @@
  * Nothing of this runs on the fast path: waits that never sleep never call
  * the hook. */
 #include "core/state.h"
+#include "debug/watchdog_text.h"
 #include "util/clock.h"
 
 #include <shmem.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 static _Thread_local int reported;
 
@@ -76,16 +79,36 @@ static int snapshot(int pe, struct shmi_blocked *o)
     return 0;
 }
 
-static void describe_pe(int pe, double now)
+/* Whether pe's process is stopped: "" if not (or unknown), else what to say.
+ * open/read/close only: this also runs in the SIGUSR2 handler. */
+static const char *stopped(int pe)
+{
+    char path[48], text[512];
+    int pid = __atomic_load_n(&shmi_ctl_of(pe)->blocked.pid, __ATOMIC_RELAXED);
+    if (pid <= 0) return "";
+    snprintf(path, sizeof path, "/proc/%d/stat", pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return "";
+    ssize_t n = read(fd, text, sizeof text);
+    close(fd);
+    char st = n > 0 ? shmi_wd_proc_state(text, (size_t)n) : 0;
+    return st == 'T' ? "stopped (SIGSTOP)" : st == 't' ? "stopped by a debugger (tracing)" : "";
+}
+
+static void describe_pe(int pe)
 {
     struct shmi_blocked b;
     if (!shmi_tp_mapped(&shmi_g.tp, pe)) { /* no mapping (issue 9) */
         shmi_log_error("watchdog:   PE %d: on another node (its node's watchdog reports it)", pe);
         return;
     }
+    const char *stop = stopped(pe);
     if (!__atomic_load_n(&shmi_ctl_of(pe)->blocked.active, __ATOMIC_ACQUIRE)) {
-        shmi_log_error("watchdog:   PE %d: not waiting in symheap (computing, or blocked "
-                       "outside symheap)", pe);
+        if (*stop)
+            shmi_log_error("watchdog:   PE %d: %s, not in a symheap wait", pe, stop);
+        else
+            shmi_log_error("watchdog:   PE %d: not waiting in symheap (computing, or blocked "
+                           "outside symheap)", pe);
         return;
     }
     if (!snapshot(pe, &b)) {
@@ -99,17 +122,22 @@ static void describe_pe(int pe, double now)
                  cmp_name(b.cmp), (long long)b.want);
     else if (b.seq)
         snprintf(extra, sizeof extra, " (#%llu)", (unsigned long long)b.seq);
-    shmi_log_error("watchdog:   PE %d: in %s%s for %.0f s", pe, b.what, extra, now - b.since);
+    /* the clock read after the copy: a long report (many PEs) cannot make
+     * a newer description look as if it started in the future */
+    double age = shmi_wd_age(shmi_clock_s(), b.since);
+    char took[64] = " (since unknown)";
+    if (age >= 0) snprintf(took, sizeof took, " for %.0f s", age);
+    shmi_log_error("watchdog:   PE %d: %s%sin %s%s%s", pe, stop, *stop ? ", " : "", b.what,
+                   extra, took);
 }
 
 static void report(double waited)
 {
-    double now = shmi_clock_s();
     const struct shmi_wait_desc *d = shmi_wait_cur;
     shmi_log_error("watchdog: this PE has waited %.0f s in %s (SHMEM_WATCHDOG=%zu); what "
                    "every PE is doing:", waited, d && d->what ? d->what : "a symheap wait",
                    shmi_g.env.WATCHDOG);
-    for (int pe = 0; pe < shmi_g.npes; pe++) describe_pe(pe, now);
+    for (int pe = 0; pe < shmi_g.npes; pe++) describe_pe(pe);
     if (shmi_g.env.WATCHDOG_ABORT)
         shmi_fatal_code(124, "watchdog: ending the job (SHMEM_WATCHDOG_ABORT=1): a deadlock "
                         "or a PE that never reaches its matching call");
@@ -140,6 +168,7 @@ static void hook(int event, double waited)
 void shmi_watchdog_signal_init(void);
 void shmi_watchdog_init(void)
 {
+    __atomic_store_n(&shmi_g.ctl->blocked.pid, (int32_t)getpid(), __ATOMIC_RELAXED);
     shmi_wait_hook = hook;
     shmi_watchdog_signal_init();
 }
@@ -152,9 +181,8 @@ static void on_dump(int sig)
 {
     (void)sig;
     int e = errno;
-    double now = shmi_clock_s();
     shmi_log_error("dump (SIGQUIT to symrun): what every PE is doing:");
-    for (int pe = 0; pe < shmi_g.npes; pe++) describe_pe(pe, now);
+    for (int pe = 0; pe < shmi_g.npes; pe++) describe_pe(pe);
     errno = e;
 }
 

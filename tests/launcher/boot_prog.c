@@ -12,7 +12,8 @@
  * [CODE] (never calls init); failure modes, after a first barrier, by the last PE (highest
  * rank) while the others block in a barrier: abort CODE, segv, kill, nofini,
  * finiearly, exit CODE (after fini), mismatch (PE 0 gathers 8 bytes, the
- * others 16). */
+ * others 16); blame (the last PE SIGKILLs itself while symrun is stopped,
+ * the others then exit 1: see mode_blame). */
 #include "bootstrap/boot.h"
 #include "util/err.h"
 #include "util/log.h"
@@ -188,6 +189,75 @@ static int mode_nested(void)
     return 0;
 }
 
+/* The state letter of /proc/PID/stat (after the last ')'), '?' if gone. */
+static char proc_state(pid_t pid)
+{
+    char path[64], buf[512];
+    snprintf(path, sizeof path, "/proc/%ld/stat", (long)pid);
+    FILE *f = fopen(path, "r");
+    if (!f) return '?';
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = 0;
+    char *p = strrchr(buf, ')');
+    return p && p[1] == ' ' ? p[2] : '?';
+}
+
+/* Wait (up to 30 s) until pid is in one of the states (a gone pid counts as
+ * any); 1 if it got there. */
+static int wait_state(pid_t pid, const char *states)
+{
+    for (int i = 0; i < 30000; i++) {
+        char c = proc_state(pid);
+        if (c == '?' || strchr(states, c)) return 1;
+        usleep(1000);
+    }
+    return 0;
+}
+
+/* The blame rule (issue 17, item 9), made deterministic: symrun is stopped
+ * (SIGSTOP) while the last PE kills itself with SIGKILL and every other PE,
+ * having seen it dead, exits 1 "in consequence"; a child of PE 0 continues
+ * symrun once all are dead.  symrun then finds every PE dead at once, PE 0
+ * first in its wait order: it must still name the killed PE (137). */
+static int mode_blame(void)
+{
+    pid_t me = getpid(), symrun = getppid();
+    pid_t *pids = malloc(sizeof *pids * (size_t)boot.size);
+    CHECK(pids, "out of memory");
+    sigset_t rt;
+    sigemptyset(&rt);
+    sigaddset(&rt, SIGRTMIN);
+    sigprocmask(SIG_BLOCK, &rt, NULL); /* queued for PE 0 until it waits */
+    int rc = shmi_boot_allgather(&boot, &me, pids, sizeof me);
+    CHECK(rc == 0, "allgather: %s", shmi_strerror(rc));
+    barrier();
+    /* symrun may stop only once every PE has its barrier reply: each tells
+     * PE 0 with a queued signal */
+    if (boot.rank != 0) {
+        CHECK(sigqueue(pids[0], SIGRTMIN, (union sigval){ 0 }) == 0, "sigqueue");
+    } else {
+        struct timespec t = { 30, 0 };
+        for (int r = 1; r < boot.size; r++)
+            CHECK(sigtimedwait(&rt, NULL, &t) == SIGRTMIN, "PE %d of %d never said it is past the barrier", r, boot.size);
+        kill(symrun, SIGSTOP);
+    }
+    CHECK(wait_state(symrun, "Tt"), "symrun never stopped");
+    if (last()) raise(SIGKILL);
+    CHECK(wait_state(pids[boot.size - 1], "Z"), "the last PE never died");
+    if (boot.rank == 0) {
+        pid_t helper = fork();
+        CHECK(helper >= 0, "fork");
+        if (helper == 0) { /* waits for PE 0 .. n-2 to be dead, then continues symrun */
+            for (int fd = 3; fd < 1024; fd++) close(fd);
+            for (int r = 0; r < boot.size - 1; r++) wait_state(pids[r], "Z");
+            kill(symrun, SIGCONT);
+            _exit(0);
+        }
+    }
+    _exit(1); /* the consequence: a failed PE, before finalize */
+}
+
 static int run(const char *mode, long arg)
 {
     if (!strcmp(mode, "gather")) return mode_gather(arg ? arg : 50, 1 << 20);
@@ -200,6 +270,7 @@ static int run(const char *mode, long arg)
     if (!strcmp(mode, "sleep")) mode_sleep();
     if (!strcmp(mode, "init")) return 0;
     if (!strcmp(mode, "nested")) return mode_nested();
+    if (!strcmp(mode, "blame")) return mode_blame();
     barrier(); /* the failure modes: everybody is up, then the last PE fails */
     if (!strcmp(mode, "abort") && last()) {
         char msg[64];

@@ -145,6 +145,11 @@ case_exec_fail() {
     chmod 644 "$T/noexec"
     run 126 -n 2 "$T/noexec" "$MARK"
     expect_line "cannot run '.*noexec': Permission denied"
+    # a directory is said before any PE starts (once, not per PE)
+    run 126 -n 2 "$T" "$MARK"
+    expect_line "cannot run '$T': it is a directory, not a program"
+    run 126 -n 2 "$T/" "$MARK"
+    expect_line "it is a directory, not a program"
 }
 
 case_single() {
@@ -271,6 +276,19 @@ case_kill_pe() {
         [ "$RC" = 137 ] || fail "-n $n: symrun exited $RC after SIGKILL of PE 1, expected 137"
         expect_line "PE 1 (pid $victim) was killed by signal 9 (SIGKILL, Killed); ending the other $((n - 1)) PE"
         expect_fast "-n $n: ending the job after SIGKILL of a PE"
+        no_leftovers
+    done
+}
+
+# The blame rule: the last PE dies by SIGKILL and the others exit 1 in
+# consequence; symrun (stopped meanwhile, so it finds them all dead at once,
+# PE 0 first) names the killed PE and exits 137.
+case_blame() {
+    local n
+    for n in 2 4; do
+        new_mark
+        run 137 -n $n "$PROG" blame "$MARK"
+        expect_line "PE $((n - 1)) (pid [0-9]*) was killed by signal 9 (SIGKILL, Killed)"
         no_leftovers
     done
 }

@@ -6,6 +6,7 @@
  * does not hang. */
 #include "pe_test.h"
 #include <shmemx.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,7 +15,7 @@ int main(int argc, char **argv)
     const char *m = argc > 1 ? argv[1] : "";
     if (!strcmp(m, "before_init")) return shmem_my_pe();
     if (!strcmp(m, "bad_env")) setenv("SHMEM_SYMMETRIC_SIZE", "12Q", 1);
-    if (!strcmp(m, "deadlock")) {
+    if (!strcmp(m, "deadlock") || !strcmp(m, "stopped")) {
         setenv("SHMEM_WATCHDOG", "2", 0); /* the caller's settings win */
         setenv("SHMEM_WATCHDOG_ABORT", "1", 0);
     }
@@ -95,6 +96,12 @@ int main(int argc, char **argv)
     } else if (!strcmp(m, "deadlock")) {
         /* PE 0 waits for a flag nobody sets while the others sit in a barrier */
         if (me == 0) shmem_long_wait_until(&sym[0], SHMEM_CMP_EQ, 5);
+        shmem_barrier_all();
+    } else if (!strcmp(m, "stopped")) {
+        /* the last PE stops itself (SIGSTOP) while the others wait for it in a
+         * barrier: the watchdog must say stopped, not computing */
+        shmem_barrier_all();
+        if (me == n - 1) raise(SIGSTOP);
         shmem_barrier_all();
     } else if (!strcmp(m, "malloc_vs_barrier")) { /* issue 3: named at the barrier itself */
         if (me == 0) shmem_malloc(64);
