@@ -22,10 +22,13 @@
  * compute in every launch (nap too, where the PEs outnumber the CPUs and computing
  * PEs take CPU time from PE 0).
  *
- * osubcast: the OSU micro-benchmarks' shape: each 8-byte broadcast from PE 0 timed
- *   alone on every PE, a shmem_barrier_all after it outside the timing; per-PE mean,
- *   averaged over the PEs (what osu_oshm_broadcast prints); median over the trials.
- *   'bench osubcast <pes> lat_8B <us> us'.  1.4 libraries: shmem_broadcast64 + pSync.
+ * osu rows (issue 19): the OSU micro-benchmarks' shape: each collective timed alone on
+ *   every PE, a shmem_barrier_all after it outside the timing; per-PE mean, averaged
+ *   over the PEs (what osu_oshm_* prints); median over the trials.  Broadcast (from PE
+ *   0), collect, fcollect, long sum reduction and alltoall, 8 B and 1 KiB per PE:
+ *   'bench osu<coll> <pes> lat_8B|lat_1KiB <us> us'.  --only osu selects all, or name
+ *   one (osubcast, osucollect, osufcollect, osureduce, osualltoall).  1.4 libraries:
+ *   the 64-bit forms with an active set and pSync (shmem_long_sum_to_all).
  *
  * Uses only the standard API, so it builds with oshcc too (putsig is skipped below
  * OpenSHMEM 1.5). */
@@ -173,38 +176,65 @@ static void waits(void)
         }
 }
 
-static void bcast8(void)
+/* The OSU-shaped rows: which collective, and its bytes per PE. */
+enum osu { OSU_BCAST, OSU_COLLECT, OSU_FCOLLECT, OSU_REDUCE, OSU_ALLTOALL, OSU_COUNT };
+static const char *osu_name[OSU_COUNT] = { "osubcast", "osucollect", "osufcollect", "osureduce",
+                                           "osualltoall" };
+#define OSU_MAX 1024 /* largest size per PE */
+static char *osrc, *odst; /* symmetric, npes * OSU_MAX bytes each */
+static long *opwrk;       /* 1.4 reductions' pWrk */
+
+/* One collective of `bytes` per PE (the OSU tests' calls; 1.4 libraries: the
+ * 64-bit forms with an active set and pSync, a barrier after each keeps pSync
+ * reusable, as in OSU). */
+static void osu_call(enum osu c, size_t bytes)
 {
+    size_t nl = bytes / 8;
 #if BENCH_15
-    shmem_broadcastmem(SHMEM_TEAM_WORLD, W->bdst, W->bsrc, 8, 0);
+    switch (c) {
+    case OSU_BCAST: shmem_broadcastmem(SHMEM_TEAM_WORLD, odst, osrc, bytes, 0); break;
+    case OSU_COLLECT: shmem_collectmem(SHMEM_TEAM_WORLD, odst, osrc, bytes); break;
+    case OSU_FCOLLECT: shmem_fcollectmem(SHMEM_TEAM_WORLD, odst, osrc, bytes); break;
+    case OSU_REDUCE: shmem_long_sum_reduce(SHMEM_TEAM_WORLD, (long *)odst, (long *)osrc, nl); break;
+    case OSU_ALLTOALL: shmem_alltoallmem(SHMEM_TEAM_WORLD, odst, osrc, bytes); break;
+    default: break;
+    }
 #else
-    shmem_broadcast64(W->bdst, W->bsrc, 1, 0, 0, 0, npes, W->psync);
+    switch (c) {
+    case OSU_BCAST: shmem_broadcast64(odst, osrc, nl, 0, 0, 0, npes, W->psync); break;
+    case OSU_COLLECT: shmem_collect64(odst, osrc, nl, 0, 0, npes, W->psync); break;
+    case OSU_FCOLLECT: shmem_fcollect64(odst, osrc, nl, 0, 0, npes, W->psync); break;
+    case OSU_REDUCE:
+        shmem_long_sum_to_all((long *)odst, (long *)osrc, (int)nl, 0, 0, npes, opwrk, W->psync);
+        break;
+    case OSU_ALLTOALL: shmem_alltoall64(odst, osrc, nl, 0, 0, npes, W->psync); break;
+    default: break;
+    }
 #endif
 }
 
-/* Mean time of one broadcast over n, timed alone, a barrier after each. */
-static double bcast_loop(long n)
+/* Mean time of one collective over n, timed alone, a barrier after each. */
+static double osu_loop(enum osu c, size_t bytes, long n)
 {
     double sum = 0;
     for (long i = 0; i < n; i++) {
         double t0 = bench_now();
-        bcast8();
+        osu_call(c, bytes);
         sum += bench_now() - t0;
         shmem_barrier_all();
     }
     return sum / (double)n;
 }
 
-static void osubcast(void)
+static void osu_row(enum osu c, size_t bytes)
 {
-    if (npes > 1024) return;
     for (int i = 0; i < 64; i++) W->psync[i] = SHMEM_SYNC_VALUE;
     shmem_barrier_all();
-    bcast_loop(20); /* warm-up */
+    osu_loop(c, bytes, 20); /* warm-up */
     long n = 1;
     for (;; n *= 4) { /* PE 0 calibrates on the whole loop (barriers included) */
         double t0 = bench_now();
-        bcast_loop(n);
+        osu_loop(c, bytes, n);
         double el = bench_now() - t0;
         uint64_t next = 0;
         if (me == 0 && (el >= opt.target_s / 10 || n >= (1L << 24))) {
@@ -222,7 +252,7 @@ static void osubcast(void)
     }
     double t[BENCH_MAX_TRIALS];
     for (int k = 0; k < opt.trials; k++) {
-        double mine = bcast_loop(n);
+        double mine = osu_loop(c, bytes, n);
         shmem_double_p(&W->res[me], mine, 0);
         shmem_barrier_all();
         double sum = 0;
@@ -231,13 +261,42 @@ static void osubcast(void)
         shmem_barrier_all();
     }
     W->share = 0;
-    if (me == 0) bench_report("osubcast", npes, "lat_8B", bench_median(t, opt.trials), 0, "us");
+    char metric[32];
+    snprintf(metric, sizeof metric, bytes >= 1024 ? "lat_%zuKiB" : "lat_%zuB",
+             bytes >= 1024 ? bytes / 1024 : bytes);
+    if (me == 0) bench_report(osu_name[c], npes, metric, bench_median(t, opt.trials), 0, "us");
     shmem_barrier_all();
+}
+
+/* Every OSU-shaped row selected by --only ("osu" selects them all). */
+static void osu(void)
+{
+    if (npes > 1024) return;
+    osrc = shmem_malloc((size_t)npes * OSU_MAX);
+    odst = shmem_malloc((size_t)npes * OSU_MAX);
+    long nw = OSU_MAX / 8 / 2 + 1;
+    if (nw < SHMEM_REDUCE_MIN_WRKDATA_SIZE) nw = SHMEM_REDUCE_MIN_WRKDATA_SIZE;
+    opwrk = shmem_malloc((size_t)nw * sizeof *opwrk);
+    if (!osrc || !odst || !opwrk) {
+        fprintf(stderr, "bench_waits: shmem_malloc failed\n");
+        shmem_global_exit(1);
+    }
+    memset(osrc, me + 1, (size_t)npes * OSU_MAX);
+    static const size_t sizes[] = { 8, 1024 };
+    int all = bench_opt_want(&opt, "osu");
+    for (int c = 0; c < OSU_COUNT; c++)
+        if (all || bench_opt_want(&opt, osu_name[c]))
+            for (int k = 0; k < 2; k++) osu_row((enum osu)c, sizes[k]);
+    shmem_barrier_all();
+    shmem_free(opwrk);
+    shmem_free(odst);
+    shmem_free(osrc);
 }
 
 int main(int argc, char **argv)
 {
-    int rc = bench_opt_parse(&opt, argc, argv, "waits,osubcast");
+    int rc = bench_opt_parse(&opt, argc, argv,
+                             "waits,osu,osubcast,osucollect,osufcollect,osureduce,osualltoall");
     if (rc) return rc < 0 ? 2 : 0;
     shmem_init();
     me = shmem_my_pe();
@@ -249,7 +308,7 @@ int main(int argc, char **argv)
     }
     shmem_barrier_all();
     if (bench_opt_want(&opt, "waits")) waits();
-    if (bench_opt_want(&opt, "osubcast")) osubcast();
+    osu();
     shmem_barrier_all();
     shmem_free(W);
     shmem_finalize();

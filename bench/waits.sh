@@ -10,7 +10,8 @@
 # Prints, per row, the median over the launches and the slowest launch, and for the
 # 'barrier' and 'other' states the ratio to 'compute' and to 'nap' of the same launch
 # (issue 15's goal: within 1.2x in every launch; the worst launch's ratio is shown).
-# The osubcast row (OSU-shaped 8-byte broadcast timed alone) with the OSHMEM ratio.
+# The OSU-shaped rows (osubcast, osucollect, osufcollect, osureduce, osualltoall: each
+# collective timed alone, 8 B and 1 KiB) with the OSHMEM ratio launch by launch.
 # Each launch is limited to RUN_TIMEOUT seconds (default 120); --quick-ish trials:
 # WAITS_ARGS (default "--trials 7 --target-ms 10").
 set -u -o pipefail
@@ -117,8 +118,8 @@ load1=$(cut -d' ' -f1 /proc/loadavg)
         }
     }' "$out" | sort -t$'\t' -k1,1 -k2,2n -k3,3n | cut -f4
     echo
-    # osubcast against OSHMEM, launch by launch
-    awk '$3 == "osubcast" { v[$1, $4, $2] = $6; P[$4] = 1; K[$2] = 1 }
-    END { for (p in P) { m = 0; w = 0; s = ""; for (k in K) if (("symheap", p, k) in v && ("oshmem", p, k) in v) { r = v["symheap", p, k] / v["oshmem", p, k]; m++; s = s " " sprintf("%.2f", r); if (r > w) w = r }
-          if (m) printf "osubcast lat_8B, %d PEs: symheap/OSHMEM per launch:%s (worst %.2f)\n", p, s, w } }' "$out"
+    # the OSU-shaped rows against OSHMEM, launch by launch
+    awk '$3 ~ /^osu/ { key = $3 " " $5; v[$1, key, $4, $2] = $6; R[key] = 1; P[$4] = 1; K[$2] = 1 }
+    END { for (key in R) for (p in P) { m = 0; w = 0; s = ""; for (k in K) if (("symheap", key, p, k) in v && ("oshmem", key, p, k) in v) { r = v["symheap", key, p, k] / v["oshmem", key, p, k]; m++; s = s " " sprintf("%.2f", r); if (r > w) w = r }
+          if (m) printf "%s, %d PEs: symheap/OSHMEM per launch:%s (worst %.2f)\n", key, p, s, w } }' "$out" | sort
 } | tee "${md:-/dev/null}"
