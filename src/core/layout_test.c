@@ -9,15 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int fails;
-
-#define CHECK(c)                                                                  \
-    do {                                                                          \
-        if (!(c)) {                                                               \
-            fprintf(stderr, "%s:%d: CHECK(%s) failed\n", __FILE__, __LINE__, #c); \
-            fails++;                                                              \
-        }                                                                         \
-    } while (0)
+#include "util/unit_check.h"
 
 static struct shmem_team_s team(int start, int stride, int size)
 {

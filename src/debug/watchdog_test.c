@@ -6,15 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-static int fails;
-
-#define CHECK(c)                                                                  \
-    do {                                                                          \
-        if (!(c)) {                                                               \
-            fprintf(stderr, "%s:%d: CHECK(%s) failed\n", __FILE__, __LINE__, #c); \
-            fails++;                                                              \
-        }                                                                         \
-    } while (0)
+#include "util/unit_check.h"
 
 static char state(const char *s) { return shmi_wd_proc_state(s, strlen(s)); }
 

@@ -27,15 +27,7 @@
 #define LONG_RUNS 1
 #endif
 
-static int fails;
-
-#define CHECK(c)                                                              \
-    do {                                                                      \
-        if (!(c)) {                                                           \
-            fprintf(stderr, "%s:%d: CHECK(%s) failed\n", __FILE__, __LINE__, #c); \
-            fails++;                                                          \
-        }                                                                     \
-    } while (0)
+#include "util/unit_check.h"
 
 #define CHECK_RC(expr, want)                                                  \
     do {                                                                      \

@@ -14,15 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-static int fails;
-
-#define CHECK(c)                                                                        \
-    do {                                                                                \
-        if (!(c)) {                                                                     \
-            fprintf(stderr, "%s:%d: CHECK(%s) failed\n", __FILE__, __LINE__, #c);       \
-            fails++;                                                                    \
-        }                                                                               \
-    } while (0)
+#include "util/unit_check.h"
 
 static const char *kind_name(int kind)
 {
