@@ -39,6 +39,24 @@ void shmemx_globals_range(void **base, size_t *size);
  * spec recommends); any time. */
 int shmemx_pcontrol_level(void);
 
+/* Start-up without a launcher (docs/cluster.md, "No launcher"): one process
+ * makes an ID with shmemx_get_uniqueid, the program hands it to every process
+ * that is to be a PE (MPI_Bcast, torch.distributed, a file, fork), and each
+ * calls shmemx_init_uniqueid with its rank, 0 <= rank < nranks, in place of
+ * shmem_init.  The process that made the ID serves the rendezvous from a
+ * thread until every PE has finalized, so it must run that long (it need not
+ * be a PE).  Ranks on one host share memory, others reach each other through
+ * UCX.  Under symrun the launcher's PEs are used and rank/nranks must match
+ * them.  Both return 0; a failure stops the program with one line (the
+ * missing ranks, a rank given twice, the address that could not be reached).
+ * SHMEM_BOOTSTRAP_UID_SOCK_IFNAME picks the interface whose address goes into
+ * the ID; SHMEM_BOOTSTRAP_TIMEOUT how long the PEs wait for each other. */
+typedef struct shmemx_uniqueid {
+    char internal[124];
+} shmemx_uniqueid_t;
+int shmemx_get_uniqueid(shmemx_uniqueid_t *id);
+int shmemx_init_uniqueid(const shmemx_uniqueid_t *id, int rank, int nranks);
+
 #include <symheap/shmemx_dist.h> /* initialization strategies, layouts, halo, cache, arena */
 #include <symheap/shmemx_gpu.h>  /* GPU heap: device hints, stream-ordered RMA */
 #include <symheap/shmemx_debug.h> /* heap reports (shmemx_heap_report) */

@@ -20,11 +20,9 @@ extern "C" {
  *   0, NVSHMEMX_INIT_WITH_SHMEM  as nvshmem_init (OpenSHMEM is symheap itself;
  *                                init/finalize pairs nest);
  *   NVSHMEMX_INIT_WITH_UNIQUEID  rank myrank of nranks with an ID from
- *                                nvshmemx_get_uniqueid: works when the processes
- *                                are already this job's PEs (started by symrun
- *                                or mpirun) with rank == PE; a rendezvous with
- *                                no launcher is not there yet, and a mismatch
- *                                stops the program saying so;
+ *                                nvshmemx_get_uniqueid, handed around by the
+ *                                program: no launcher needed (torchrun, MPI,
+ *                                fork); as shmemx_init_uniqueid (shmemx.h);
  *   NVSHMEMX_INIT_WITH_MPI_COMM  not supported yet: stops the program with a
  *                                message that says to call nvshmem_init under
  *                                mpirun (whose ranks become the PEs).

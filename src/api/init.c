@@ -224,6 +224,7 @@ static void restart(int requested)
     shmi_team_shared_s = shared;
     shmi_team_world_s.hier = shmi_team_shared_s.hier = NULL; /* freed by shmi_team_init */
     shmi_log_set_abort_hook(abort_hook);
+    shmi_boot_finalized(&shmi_g.boot, 0);
     start_session(requested);
     shmi_barrier();
 }
@@ -279,6 +280,47 @@ int shmem_init_thread(int requested, int *provided)
 
 void shmem_init(void) { shmem_init_thread(SHMEM_THREAD_SINGLE, NULL); }
 
+int shmemx_get_uniqueid(shmemx_uniqueid_t *id)
+{
+    char err[512];
+    if (!id) shmi_fatal("shmemx_get_uniqueid: id is NULL: pass a shmemx_uniqueid_t to fill");
+    memset(id, 0, sizeof *id);
+    if (shmi_boot_uid_create(id->internal, sizeof id->internal, err, sizeof err) != SHMI_OK)
+        shmi_fatal("shmemx_get_uniqueid: %s", err);
+    return 0;
+}
+
+void shmi_init_uniqueid(const char *fn, const char *id, int rank, int nranks)
+{
+    if (!shmi_boot_uid_valid(id))
+        shmi_fatal("%s: the unique ID was not made by shmemx_get_uniqueid or "
+                   "nvshmemx_get_uniqueid (or was damaged on the way): hand every process "
+                   "the bytes one process got from it", fn);
+    if (nranks < 1 || rank < 0 || rank >= nranks)
+        shmi_fatal("%s: rank=%d, nranks=%d: need 0 <= rank < nranks", fn, rank, nranks);
+    if (shmi_g.phase != SHMI_UNINIT || getenv("SYMRUN_FD")) {
+        /* symrun's PEs (or those of a library started before) are the job */
+        shmem_init();
+        if (shmem_n_pes() != nranks || shmem_my_pe() != rank)
+            shmi_fatal("%s: rank %d of %d, but this process is PE %d of %d (started by symrun, "
+                       "or initialized before): give each process its PE number as rank and "
+                       "the PE count as nranks, or start the processes without symrun", fn,
+                       rank, nranks, shmem_my_pe(), shmem_n_pes());
+        return;
+    }
+    shmi_boot_uid_use(id, rank, nranks);
+    shmem_init();
+}
+
+int shmemx_init_uniqueid(const shmemx_uniqueid_t *id, int rank, int nranks)
+{
+    if (!id)
+        shmi_fatal("shmemx_init_uniqueid: id is NULL: pass the ID that shmemx_get_uniqueid "
+                   "made");
+    shmi_init_uniqueid("shmemx_init_uniqueid", id->internal, rank, nranks);
+    return 0;
+}
+
 void shmem_finalize(void)
 {
     SHMI_SITE();
@@ -306,6 +348,7 @@ void shmem_finalize(void)
     depth = 0;
     shmi_thread_checked = 0;
     shmi_g.phase = SHMI_FINALIZED;
+    shmi_boot_finalized(&shmi_g.boot, 1);
     shmi_gpu_fini();
     shmi_mem_fini();
     shmi_alloc_destroy(shmi_g.host.alloc);

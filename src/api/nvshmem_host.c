@@ -1,7 +1,9 @@
 /* nvshmem_host.c - the parts of the NVSHMEM host API (include/symheap/nvshmem.h,
  * nvshmemx.h) that are more than a one-liner: int32 team handles, reducescatter,
  * maxloc, initialization with attributes and unique IDs, buffer registration.
- * Written over the public shmem_* API only, like the header's one-liners. */
+ * Written over the public shmem_* API, like the header's one-liners (and
+ * init.c's shmi_init_uniqueid for the unique-ID start-up). */
+#include "api/ctx.h" /* shmi_init_uniqueid */
 #include <symheap/nvshmemx.h>
 
 #include <pthread.h>
@@ -256,19 +258,19 @@ int nvshmemx_double2_maxloc_reduce_block(nvshmem_team_t team, double2 *dest, con
 }
 
 /* ---- Initialization with attributes, unique IDs ----------------------------------------- */
-#define NV_UID_MAGIC "symheap-uniqueid"
+/* The ID is shmemx_get_uniqueid's (init.c: the rendezvous of boot_uid.c). */
+_Static_assert(sizeof(((nvshmemx_uniqueid_t *)0)->internal) ==
+                   sizeof(((shmemx_uniqueid_t *)0)->internal),
+               "nvshmemx_uniqueid_t carries a shmemx_uniqueid_t");
 
 int nvshmemx_get_uniqueid(nvshmemx_uniqueid_t *uniqueid)
 {
     if (!uniqueid) return NVSHMEMX_ERROR_INVALID_VALUE;
-    static unsigned long count;
+    shmemx_uniqueid_t id;
+    shmemx_get_uniqueid(&id);
     memset(uniqueid, 0, sizeof *uniqueid);
     uniqueid->version = (1 << 16) + (int)sizeof(nvshmemx_uniqueid_t);
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    snprintf(uniqueid->internal, sizeof uniqueid->internal, "%s %ld %ld.%09ld %lu", NV_UID_MAGIC,
-             (long)getpid(), (long)ts.tv_sec, (long)ts.tv_nsec,
-             __atomic_add_fetch(&count, 1, __ATOMIC_RELAXED));
+    memcpy(uniqueid->internal, id.internal, sizeof id.internal);
     return NVSHMEMX_SUCCESS;
 }
 
@@ -316,19 +318,11 @@ int nvshmemx_hostlib_init_attr(unsigned int flags, nvshmemx_init_attr_t *attr)
         nv_fail("%s(NVSHMEMX_INIT_WITH_UNIQUEID): attr is NULL: fill one with "
                 "nvshmemx_set_attr_uniqueid_args", fn);
     const nvshmemx_uniqueid_args_t *u = &attr->args.uid_args;
-    if (!u->id || strncmp(u->id->internal, NV_UID_MAGIC, strlen(NV_UID_MAGIC)) != 0)
-        nv_fail("%s(NVSHMEMX_INIT_WITH_UNIQUEID): the unique ID was not made by "
-                "nvshmemx_get_uniqueid (or attr was not filled by "
-                "nvshmemx_set_attr_uniqueid_args)", fn);
-    if (u->nranks < 1 || u->myrank < 0 || u->myrank >= u->nranks)
-        nv_fail("%s(NVSHMEMX_INIT_WITH_UNIQUEID): myrank=%d, nranks=%d: need 0 <= myrank < "
-                "nranks", fn, u->myrank, u->nranks);
-    shmem_init();
-    if (shmem_n_pes() != u->nranks || shmem_my_pe() != u->myrank)
-        nv_fail("%s(NVSHMEMX_INIT_WITH_UNIQUEID): rank %d of %d, but this process is PE %d of "
-                "%d: symheap has no rendezvous without a launcher yet; start the %d processes "
-                "with symrun -n %d (or mpirun) and give each its PE number as rank", fn,
-                u->myrank, u->nranks, shmem_my_pe(), shmem_n_pes(), u->nranks, u->nranks);
+    if (!u->id)
+        nv_fail("%s(NVSHMEMX_INIT_WITH_UNIQUEID): attr has no unique ID: fill it with "
+                "nvshmemx_set_attr_uniqueid_args", fn);
+    shmi_init_uniqueid("nvshmemx_init_attr(NVSHMEMX_INIT_WITH_UNIQUEID)", u->id->internal,
+                       u->myrank, u->nranks);
     return NVSHMEMX_SUCCESS;
 }
 

@@ -1,6 +1,8 @@
 /* boot.c - picks the bootstrap: a table of implementations (STYLE §2).
  *
- * SHMEM_BOOTSTRAP=symrun|pmix|single forces one.  Unset or "auto": "symrun"
+ * "uid" when the program joins a job by a unique ID (boot_uid.c: the API's
+ * shmemx_init_uniqueid, nvshmemx_init_attr).  SHMEM_BOOTSTRAP=symrun|pmix|
+ * single forces one.  Unset or "auto": "symrun"
  * when the process was started by our launcher (SYMRUN_FD is set), "pmix"
  * when a PMIx launcher started it (mpirun, srun --mpi=pmix: PMIX_RANK or
  * PMIX_NAMESPACE is set), else "single": one PE, rank 0, so a SHMEM program
@@ -25,6 +27,7 @@ static const struct {
 #if SHMI_HAVE_PMIX
     { "pmix", &shmi_boot_pmix_ops },
 #endif
+    { "uid", &shmi_boot_uid_ops },
     { "single", &shmi_boot_single_ops },
 };
 #define NBOOTS (sizeof boots / sizeof boots[0])
@@ -62,6 +65,7 @@ static const struct shmi_boot_ops *find(const char *name)
 /* The bootstrap's name, or NULL with the reason in err. */
 static const char *pick(char *err, size_t errlen)
 {
+    if (shmi_boot_uid_pending()) return "uid"; /* the program asked for it */
     const char *var = "SHMEM_BOOTSTRAP"; /* or NVSHMEM_BOOTSTRAP, its alias (env.h) */
     const char *want = shmi_env_get("BOOTSTRAP", &var);
     if (want && *want && strcmp(want, "auto") != 0) {

@@ -4,7 +4,8 @@
  * amounts of data between all of them during start-up and tear-down.  It is
  * NOT used on the fast path (barriers and RMA go through the transport).
  * Implementations: "symrun" (our launcher, src/bootstrap/boot_symrun.c),
- * "pmix" (mpirun, srun --mpi=pmix: boot_pmix.c, built when PMIx is found) and
+ * "pmix" (mpirun, srun --mpi=pmix: boot_pmix.c, built when PMIx is found),
+ * "uid" (no launcher: a unique ID the program hands around, boot_uid.c) and
  * "single" (program started without a launcher: one PE).  boot.c picks one.
  *
  * Contract: every call is collective over all PEs except abort; calls are made
@@ -35,6 +36,10 @@ struct shmi_boot_ops {
     void (*abort)(shmi_boot_t *b, int code, const char *msg);
     /* Orderly end (after the last collective); frees everything. */
     void (*fini)(shmi_boot_t *b);
+    /* Optional: this PE finalized (done=1), or initialized again (0).  A
+     * bootstrap that ends the job when a PE's process ends (uid) does not
+     * count the end of a finalized PE as a loss, whatever its exit path. */
+    void (*finalized)(shmi_boot_t *b, int done);
 };
 
 struct shmi_boot_s {
@@ -50,13 +55,26 @@ struct shmi_boot_s {
     void *priv; /* implementation state */
 };
 
-/* Pick and init the bootstrap (docs/cluster.md): SHMEM_BOOTSTRAP=symrun, pmix
- * or single forces one; unset or "auto": "symrun" when started by symrun
+/* Pick and init the bootstrap (docs/cluster.md): "uid" after
+ * shmi_boot_uid_use; else SHMEM_BOOTSTRAP=symrun, pmix or single forces one;
+ * unset or "auto": "symrun" when started by symrun
  * (SYMRUN_FD is set), "pmix" when started by a PMIx launcher (PMIX_RANK or
  * PMIX_NAMESPACE is set), else "single".  Jobs spanning nodes are accepted
  * (local_pes says which PEs share ours; the transport decides).  On error
  * writes a one-line reason into err. */
 int shmi_boot_init(shmi_boot_t *b, char *err, size_t errlen);
+/* The unique-ID bootstrap (boot_uid.c).  shmi_boot_uid_create writes a new
+ * ID (text, at most SHMI_BOOT_UID_LEN bytes with its NUL) into id and starts
+ * its rendezvous service in this process, which must then live until every
+ * PE of that job has finalized; 0, or a shmi_err with the reason in err.
+ * shmi_boot_uid_use makes the next shmi_boot_init join the job of id as
+ * rank of nranks (checked there, and against the other PEs). */
+#define SHMI_BOOT_UID_LEN 120
+int shmi_boot_uid_create(char *id, size_t len, char *err, size_t errlen);
+void shmi_boot_uid_use(const char *id, int rank, int nranks);
+/* Whether id has the form shmi_boot_uid_create gives (not that it is live). */
+int shmi_boot_uid_valid(const char *id);
+
 /* Names of the bootstraps built in, e.g. "symrun pmix single" (for docs and
  * symheap-info). */
 const char *shmi_boot_names(void);
@@ -66,6 +84,8 @@ static inline int shmi_boot_allgather(shmi_boot_t *b, const void *in, void *out,
 static inline int shmi_boot_barrier(shmi_boot_t *b) { return b->ops->barrier(b); }
 static inline void shmi_boot_abort(shmi_boot_t *b, int code, const char *msg)
 { if (b->ops) b->ops->abort(b, code, msg); }
+static inline void shmi_boot_finalized(shmi_boot_t *b, int done)
+{ if (b->ops && b->ops->finalized) b->ops->finalized(b, done); }
 /* Orderly end; frees local_pes. */
 void shmi_boot_fini(shmi_boot_t *b);
 

@@ -92,7 +92,17 @@
       "How PEs find each other (docs/cluster.md): auto (symrun when started by " \
       "symrun, pmix when started by mpirun or srun --mpi=pmix, i.e. PMIX_RANK " \
       "or PMIX_NAMESPACE is set, else single), or force symrun, pmix or single " \
-      "(every process a job of one PE).")
+      "(every process a job of one PE). Programs that start with a unique ID "   \
+      "(shmemx_init_uniqueid, nvshmemx_init_attr) use it whatever this says, "  \
+      "except under symrun.")                                                    \
+    X(BOOTSTRAP_TIMEOUT, seconds, "120", "1", "86400", "",                        \
+      "Start-up with a unique ID: how long the PEs try to reach the process "   \
+      "that made the ID, and how long it waits for every rank to come before "  \
+      "it ends the job naming the missing ranks.")                               \
+    X(BOOTSTRAP_UID_SOCK_IFNAME, str, "", "", "", "NVSHMEM_BOOTSTRAP_UID_SOCK_IFNAME", \
+      "Network interface whose address shmemx_get_uniqueid puts into the ID "   \
+      "(e.g. eth0). Unset: the first interface that is up and not loopback, "   \
+      "else loopback (a job on one host).")
 
 struct shmi_env {
 #define SHMI_ENV_FIELD_size(name) size_t name;

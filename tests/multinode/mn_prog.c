@@ -31,9 +31,15 @@
  *          the job must stop with the collective-mismatch message.
  *   kill   after init and a barrier the last PE kills itself with SIGKILL
  *          while the others wait in a barrier (the launcher ends them).
- * The marker argument is ignored (tests use it to find leftover processes). */
+ * The marker argument is ignored (tests use it to find leftover processes).
+ *
+ * Without a launcher (the uid cases): MN_UID_FILE=F MN_UID_RANK=r
+ * MN_UID_NRANKS=n; rank 0 makes a unique ID and writes it to F, the others
+ * wait for F (10 s at most) and every process joins with
+ * shmemx_init_uniqueid instead of shmem_init. */
 #define SHMEM_NO_DEPRECATION_WARNINGS 1 /* aset: the active-set routines */
 #include <shmem.h>
+#include <shmemx.h>
 
 #include <signal.h>
 #include <stdint.h>
@@ -551,10 +557,44 @@ static void selftest(int me, int n)
     }
 }
 
+/* The uid start-up (see the top), or shmem_init. */
+static void start(void)
+{
+    const char *file = getenv("MN_UID_FILE");
+    if (!file) {
+        shmem_init();
+        return;
+    }
+    int rank = atoi(getenv("MN_UID_RANK")), nranks = atoi(getenv("MN_UID_NRANKS"));
+    shmemx_uniqueid_t id;
+    if (rank == 0) {
+        char tmp[4096];
+        shmemx_get_uniqueid(&id);
+        snprintf(tmp, sizeof tmp, "%s.tmp", file);
+        FILE *f = fopen(tmp, "w");
+        if (!f || fwrite(&id, sizeof id, 1, f) != 1 || fclose(f) != 0 || rename(tmp, file)) {
+            fprintf(stderr, "mn_prog: cannot write %s\n", file);
+            exit(1);
+        }
+    } else {
+        FILE *f = NULL;
+        for (int i = 0; i < 1000 && !(f = fopen(file, "r")); i++) {
+            struct timespec t = { 0, 10 * 1000 * 1000 };
+            nanosleep(&t, NULL);
+        }
+        if (!f || fread(&id, sizeof id, 1, f) != 1) {
+            fprintf(stderr, "mn_prog: rank %d: no ID in %s\n", rank, file);
+            exit(1);
+        }
+        fclose(f);
+    }
+    shmemx_init_uniqueid(&id, rank, nranks);
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "rma";
-    shmem_init();
+    start();
     int me = shmem_my_pe(), n = shmem_n_pes();
     int *probe = shmem_calloc(1, sizeof(int));
     int remote = 0;

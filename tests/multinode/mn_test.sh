@@ -21,6 +21,11 @@
 #   kill  a PE SIGKILLs itself on the second host: every PE ends, mpirun
 #         exits non-zero, no process, no new /dev/shm entry and no namespace
 #         is left
+#   uid_rma, uid_coll, uid_kill  the rma and coll cases and a PE killed, with
+#         no launcher: every PE started by `ip netns exec` in its host,
+#         rank 0 making the unique ID (written to a file the others read),
+#         shmemx_init_uniqueid in each; the kill case: every PE ends
+#         non-zero within 30 s and names the dead PE, nothing is left
 # Exit 0 pass, 1 fail, 77 skip (not root, no `ip netns`, no mpirun, no UCX).
 #
 # The two hosts: scripts/hosts.sh (network namespaces joined by a veth pair,
@@ -158,6 +163,51 @@ case_kill() {
     cleanup
     trap - EXIT
     ip netns list | grep -q "symheap-mn-$ID" && fail "namespaces left: $(ip netns list)"
+}
+
+# uid MODE EXPECTED: 2K PEs with no launcher (see the top); sets RC (0 when
+# every PE exited as EXPECTED says: 0, or nz) and MS; output in $T/out, $T/err.
+uid() {
+    local mode=$1 want=$2 r ns t0 pids=() bad=0 st
+    rm -f "$T/uid"
+    t0=$(now_ms)
+    for r in $(seq 0 $((2 * K - 1))); do
+        ns=$NA
+        [ "$r" -lt "$K" ] || ns=$NB
+        MN_UID_FILE=$T/uid MN_UID_RANK=$r MN_UID_NRANKS=$((2 * K)) \
+            timeout -k 5 120 ip netns exec "$ns" "$PROG" "$mode" "$MARK" >>"$T/out" 2>>"$T/err" &
+        pids+=($!)
+    done
+    for r in "${!pids[@]}"; do
+        wait "${pids[$r]}"
+        st=$?
+        if { [ "$want" = nz ] && [ "$st" = 0 ]; } || { [ "$want" != nz ] && [ "$st" != "$want" ]; }; then
+            fail "rank $r exited $st, expected $want"
+            bad=1
+        fi
+    done
+    MS=$(($(now_ms) - t0))
+    RC=$bad
+    [ "$bad" = 0 ] && [ -z "${MN_VERBOSE:-}" ] || { sed 's/^/    out: /' "$T/out" | head -20; sed 's/^/    err: /' "$T/err" | head -30; }
+}
+
+case_uid_rma() {
+    uid rma 0
+    expect_lines 1 "^mn_prog: rma ok, $((2 * K)) PEs, $K remote"
+    no_procs
+}
+
+case_uid_coll() {
+    uid coll 0
+    expect_lines 1 "^mn_prog: coll ok, $((2 * K)) PEs, $K remote"
+    no_procs
+}
+
+case_uid_kill() {
+    uid kill nz
+    [ "$MS" -lt 30000 ] || fail "the job took $MS ms to end after the PE died"
+    expect_lines 1 "PE $((2 * K - 1)) \(pid [0-9]+ on [^)]+\) ended without shmem_finalize"
+    no_procs
 }
 
 "case_$CASE"
