@@ -12,6 +12,7 @@
  * names), which turns the PE number into a world PE (ctx.h). */
 #include "api/ctx.h"
 #include "core/mem_device.h" /* shmi_sym_any */
+#include "util/sigchain.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -37,25 +38,6 @@ static _Noreturn void null_buffer(const char *fn, const char *what, size_t n)
                "them", fn, what, n, !strcmp(what, "dest") ? "write" : "read");
 }
 
-static void segv_chain(int sig, siginfo_t *si, void *uc)
-{
-    if (segv_prev.sa_flags & SA_SIGINFO) {
-        segv_prev.sa_sigaction(sig, si, uc);
-        return;
-    }
-    if (segv_prev.sa_handler != SIG_DFL && segv_prev.sa_handler != SIG_IGN) {
-        segv_prev.sa_handler(sig);
-        return;
-    }
-    struct sigaction dfl;
-    memset(&dfl, 0, sizeof dfl);
-    dfl.sa_handler = SIG_DFL;
-    sigemptyset(&dfl.sa_mask);
-    sigaction(sig, &dfl, NULL);
-    if (si->si_code <= 0) raise(sig); /* sent by kill/raise: it will not recur by itself */
-    /* A fault recurs on return, now with the default action. */
-}
-
 static void on_segv(int sig, siginfo_t *si, void *uc)
 {
     const struct shmi_rma_guard *g = shmi_rma_guard;
@@ -70,7 +52,7 @@ static void on_segv(int sig, siginfo_t *si, void *uc)
                    si->si_code == SEGV_ACCERR ? "is not accessible that way"
                                               : "is not mapped");
     }
-    segv_chain(sig, si, uc);
+    shmi_sig_chain(&segv_prev, sig, si, uc);
 }
 
 void shmi_rma_fault_install(void)

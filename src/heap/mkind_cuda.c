@@ -14,6 +14,7 @@
  * the memory).  Access is granted to our device only: the PEs of one GPU
  * (or of GPUs linked by NVLink/P2P) then load and store each other's chunks. */
 #include "heap/mkind_cuda.h"
+#include "heap/cuda_drv.h"
 #include "util/err.h"
 #include "util/log.h"
 
@@ -26,25 +27,7 @@
 #include <string.h>
 #include <unistd.h>
 
-/* Driver entry points we use.  X(name): name as cuda.h spells the call (it
- * may be a macro for a _v2 symbol; #name is the base name cuGetProcAddress
- * wants). */
-#define SHMI_CU_FNS(X)                                                                    \
-    X(cuInit) X(cuDriverGetVersion) X(cuDeviceGetCount) X(cuDeviceGet)                    \
-    X(cuDeviceGetAttribute) X(cuDeviceGetName) X(cuDevicePrimaryCtxRetain)                \
-    X(cuCtxGetCurrent) X(cuCtxSetCurrent) X(cuCtxGetDevice) X(cuCtxSynchronize)           \
-    X(cuGetErrorName) X(cuGetErrorString) X(cuMemGetInfo)                                 \
-    X(cuMemGetAllocationGranularity) X(cuMemAddressReserve) X(cuMemAddressFree)           \
-    X(cuMemCreate) X(cuMemRelease) X(cuMemMap) X(cuMemUnmap) X(cuMemSetAccess)            \
-    X(cuMemExportToShareableHandle) X(cuMemImportFromShareableHandle)                     \
-    X(cuMemcpyAsync) X(cuMemcpy2DAsync) X(cuMemsetD8Async) X(cuStreamSynchronize)            \
-    X(cuStreamCreate)
-
-static struct {
-#define SHMI_CU_FIELD(name) __typeof__(name) *name;
-    SHMI_CU_FNS(SHMI_CU_FIELD)
-#undef SHMI_CU_FIELD
-} cu;
+struct shmi_cu shmi_cu;
 
 static struct {
     int loaded;            /* 1 ok, <0 the failure code (sticky) */
@@ -64,16 +47,16 @@ static pthread_mutex_t own_lock = PTHREAD_MUTEX_INITIALIZER;
 static _Thread_local char last_err[256];
 
 /* Record a failed call; returns SHMI_ESYS. */
-static int fail(const char *call, CUresult r)
+int shmi_cuda_fail(const char *call, CUresult r)
 {
     const char *name = NULL, *text = NULL;
-    if (cu.cuGetErrorName) cu.cuGetErrorName(r, &name);
-    if (cu.cuGetErrorString) cu.cuGetErrorString(r, &text);
+    if (shmi_cu.cuGetErrorName) shmi_cu.cuGetErrorName(r, &name);
+    if (shmi_cu.cuGetErrorString) shmi_cu.cuGetErrorString(r, &text);
     snprintf(last_err, sizeof last_err, "%s: %s (%s)", call, name ? name : "CUDA error",
              text ? text : "no description");
     return SHMI_ESYS;
 }
-#define CU(call, args) ((r = cu.call args) == CUDA_SUCCESS ? 0 : fail(#call, r))
+#define CU SHMI_CU
 
 const char *shmi_cuda_errstr(void) { return last_err[0] ? last_err : "no error"; }
 int shmi_cuda_ready(void) { return g.loaded == 1; }
@@ -101,7 +84,7 @@ static int resolve(int version, char *err, size_t errlen)
                      "NVIDIA driver", #name, version / 1000, version % 1000 / 10);        \
             return SHMI_ENOTSUP;                                                          \
         }                                                                                 \
-        memcpy(&cu.name, &p, sizeof p);                                                   \
+        memcpy(&shmi_cu.name, &p, sizeof p);                                                   \
     }
     SHMI_CU_FNS(SHMI_CU_RESOLVE)
 #undef SHMI_CU_RESOLVE
@@ -131,8 +114,8 @@ static int open_driver(char *err, size_t errlen)
 static int pick_device(int local_rank, char *err, size_t errlen)
 {
     CUresult r;
-    if ((r = cu.cuInit(0)) != CUDA_SUCCESS) {
-        fail("cuInit", r);
+    if ((r = shmi_cu.cuInit(0)) != CUDA_SUCCESS) {
+        shmi_cuda_fail("cuInit", r);
         snprintf(err, errlen, "no usable GPU: %s%s", last_err,
                  r == CUDA_ERROR_NO_DEVICE ? "; check CUDA_VISIBLE_DEVICES" : "");
         return SHMI_ENOTSUP;
@@ -166,7 +149,7 @@ static int check_vmm(char *err, size_t errlen)
     int vmm = 0, fd = 0;
     CU(cuDeviceGetAttribute, (&vmm, CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED, g.dev));
     CU(cuDeviceGetAttribute, (&fd, CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED, g.dev));
-    cu.cuDeviceGetName(g.info.name, (int)sizeof g.info.name, g.dev);
+    shmi_cu.cuDeviceGetName(g.info.name, (int)sizeof g.info.name, g.dev);
     if (!vmm || !fd) {
         snprintf(err, errlen, "GPU %d (%s) lacks %s, which the GPU heap needs", (int)g.dev,
                  g.info.name, !vmm ? "virtual memory management (cuMemCreate)"
@@ -183,7 +166,7 @@ static int check_vmm(char *err, size_t errlen)
         snprintf(err, errlen, "%s", last_err);
         return SHMI_ESYS;
     }
-    cu.cuMemGetInfo(&g.info.free_mem, &g.info.total_mem);
+    shmi_cu.cuMemGetInfo(&g.info.free_mem, &g.info.total_mem);
     if (CU(cuStreamCreate, (&g.copies, CU_STREAM_NON_BLOCKING))) {
         snprintf(err, errlen, "%s", last_err);
         return SHMI_ESYS;
@@ -209,17 +192,17 @@ int shmi_cuda_load(int local_rank, struct shmi_cuda_info *info, char *err, size_
 
 /* Driver calls need a current context on the calling thread: make ours
  * current on threads that have none (never replace the program's). */
-static void bind(void)
+void shmi_cuda_bind(void)
 {
     CUcontext cur = NULL;
-    if (cu.cuCtxGetCurrent(&cur) == CUDA_SUCCESS && !cur) cu.cuCtxSetCurrent(g.ctx);
+    if (shmi_cu.cuCtxGetCurrent(&cur) == CUDA_SUCCESS && !cur) shmi_cu.cuCtxSetCurrent(g.ctx);
 }
 
 int shmi_cuda_reserve(size_t size, size_t align, uintptr_t hint, uintptr_t *out)
 {
     CUresult r;
     CUdeviceptr p = 0;
-    bind();
+    shmi_cuda_bind();
     if (CU(cuMemAddressReserve, (&p, size, align, (CUdeviceptr)hint, 0))) return SHMI_ESYS;
     *out = (uintptr_t)p;
     return SHMI_OK;
@@ -227,7 +210,7 @@ int shmi_cuda_reserve(size_t size, size_t align, uintptr_t hint, uintptr_t *out)
 
 void shmi_cuda_unreserve(uintptr_t addr, size_t size)
 {
-    if (addr && g.loaded == 1) cu.cuMemAddressFree((CUdeviceptr)addr, size);
+    if (addr && g.loaded == 1) shmi_cu.cuMemAddressFree((CUdeviceptr)addr, size);
 }
 
 /* ---- the memory kind ------------------------------------------------------ */
@@ -243,7 +226,7 @@ static int cuda_create(const char *name, size_t size, int *fd)
     prop.requestedHandleTypes = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
     CUmemGenericAllocationHandle h;
     int f = -1;
-    bind();
+    shmi_cuda_bind();
     if (nown == MAX_OWN) {
         snprintf(last_err, sizeof last_err, "more than %d GPU heap chunks: raise "
                  "SHMEM_GPU_CHUNK", MAX_OWN);
@@ -252,7 +235,7 @@ static int cuda_create(const char *name, size_t size, int *fd)
     if (CU(cuMemCreate, (&h, size, &prop, 0)))
         return r == CUDA_ERROR_OUT_OF_MEMORY ? SHMI_ENOMEM : SHMI_ESYS;
     if (CU(cuMemExportToShareableHandle, (&f, h, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0))) {
-        cu.cuMemRelease(h);
+        shmi_cu.cuMemRelease(h);
         return SHMI_ESYS;
     }
     pthread_mutex_lock(&own_lock);
@@ -285,7 +268,7 @@ static int cuda_map(int fd, size_t size, void *at, int fixed, void **out)
         snprintf(last_err, sizeof last_err, "cuda memory kind: map needs a reserved address");
         return SHMI_EINVAL;
     }
-    bind();
+    shmi_cuda_bind();
     if (!own_handle(fd, &h)) {
         if (CU(cuMemImportFromShareableHandle, (&h, (void *)(intptr_t)fd,
                                                 CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR)))
@@ -293,12 +276,12 @@ static int cuda_map(int fd, size_t size, void *at, int fixed, void **out)
         imported = 1;
     }
     int rc = CU(cuMemMap, ((CUdeviceptr)at, size, 0, h, 0));
-    if (imported) cu.cuMemRelease(h); /* the mapping keeps the memory */
+    if (imported) shmi_cu.cuMemRelease(h); /* the mapping keeps the memory */
     if (rc) return rc;
     CUmemAccessDesc acc = { { CU_MEM_LOCATION_TYPE_DEVICE, (int)g.dev },
                             CU_MEM_ACCESS_FLAGS_PROT_READWRITE };
     if (CU(cuMemSetAccess, ((CUdeviceptr)at, size, &acc, 1))) {
-        cu.cuMemUnmap((CUdeviceptr)at, size);
+        shmi_cu.cuMemUnmap((CUdeviceptr)at, size);
         return SHMI_ESYS;
     }
     *out = at;
@@ -308,8 +291,8 @@ static int cuda_map(int fd, size_t size, void *at, int fixed, void **out)
 static void cuda_unmap(void *addr, size_t size)
 {
     if (g.loaded == 1) {
-        bind();
-        cu.cuMemUnmap((CUdeviceptr)addr, size);
+        shmi_cuda_bind();
+        shmi_cu.cuMemUnmap((CUdeviceptr)addr, size);
     }
 }
 
@@ -320,7 +303,7 @@ void shmi_cuda_drop(int fd)
     pthread_mutex_lock(&own_lock);
     for (int i = 0; i < nown; i++)
         if (own[i].fd == fd) {
-            cu.cuMemRelease(own[i].h);
+            shmi_cu.cuMemRelease(own[i].h);
             own[i] = own[--nown];
             break;
         }
@@ -328,78 +311,36 @@ void shmi_cuda_drop(int fd)
     if (fd >= 0) close(fd);
 }
 
-/* ---- copies ---------------------------------------------------------------- */
-
-/* Host-side copies go through a private non-blocking stream and are waited
- * for: never through the legacy default stream, which would wait for the
- * program's kernels in blocking streams, and so deadlock against a kernel
- * that waits for this very put (a device wait_until released by a host put
- * from another PE). */
-static int sync_copies(void)
-{
-    CUresult r;
-    return CU(cuStreamSynchronize, (g.copies));
-}
-
-int shmi_cuda_copy(void *dst, const void *src, size_t n)
-{
-    CUresult r;
-    bind();
-    if (CU(cuMemcpyAsync, ((CUdeviceptr)dst, (CUdeviceptr)src, n, g.copies))) return SHMI_ESYS;
-    return sync_copies();
-}
-
-int shmi_cuda_copy2d(void *dst, size_t dpitch, const void *src, size_t spitch, size_t elem,
-                     size_t count)
-{
-    CUresult r;
-    CUDA_MEMCPY2D c = { 0 };
-    c.srcMemoryType = CU_MEMORYTYPE_UNIFIED;
-    c.srcDevice = (CUdeviceptr)src;
-    c.srcPitch = spitch;
-    c.dstMemoryType = CU_MEMORYTYPE_UNIFIED;
-    c.dstDevice = (CUdeviceptr)dst;
-    c.dstPitch = dpitch;
-    c.WidthInBytes = elem;
-    c.Height = count;
-    bind();
-    if (CU(cuMemcpy2DAsync, (&c, g.copies))) return SHMI_ESYS;
-    return sync_copies();
-}
+/* Host-side operations go through a private non-blocking stream and are
+ * waited for (transport/cuda_copy.c says why). */
+CUstream shmi_cuda_copies(void) { return g.copies; }
 
 int shmi_cuda_zero(void *dst, size_t n)
 {
     CUresult r;
-    bind();
+    shmi_cuda_bind();
     if (CU(cuMemsetD8Async, ((CUdeviceptr)dst, 0, n, g.copies))) return SHMI_ESYS;
-    return sync_copies();
-}
-
-int shmi_cuda_copy_async(void *dst, const void *src, size_t n, void *stream)
-{
-    CUresult r;
-    bind();
-    return CU(cuMemcpyAsync, ((CUdeviceptr)dst, (CUdeviceptr)src, n, (CUstream)stream));
+    return CU(cuStreamSynchronize, (g.copies));
 }
 
 int shmi_cuda_stream_sync(void *stream)
 {
     CUresult r;
-    bind();
+    shmi_cuda_bind();
     return CU(cuStreamSynchronize, ((CUstream)stream));
 }
 
 int shmi_cuda_device_sync(void)
 {
     CUresult r;
-    bind();
+    shmi_cuda_bind();
     return CU(cuCtxSynchronize, ());
 }
 
 int shmi_cuda_meminfo(size_t *free_bytes, size_t *total_bytes)
 {
     CUresult r;
-    bind();
+    shmi_cuda_bind();
     return CU(cuMemGetInfo, (free_bytes, total_bytes));
 }
 
@@ -434,14 +375,7 @@ int shmi_cuda_reserve(size_t size, size_t align, uintptr_t hint, uintptr_t *out)
 { (void)size; (void)align; (void)hint; (void)out; return SHMI_ENOTSUP; }
 void shmi_cuda_unreserve(uintptr_t addr, size_t size) { (void)addr; (void)size; }
 void shmi_cuda_drop(int fd) { (void)fd; }
-int shmi_cuda_copy(void *dst, const void *src, size_t n)
-{ (void)dst; (void)src; (void)n; return SHMI_ENOTSUP; }
-int shmi_cuda_copy2d(void *dst, size_t dpitch, const void *src, size_t spitch, size_t elem,
-                     size_t count)
-{ (void)dst; (void)dpitch; (void)src; (void)spitch; (void)elem; (void)count; return SHMI_ENOTSUP; }
 int shmi_cuda_zero(void *dst, size_t n) { (void)dst; (void)n; return SHMI_ENOTSUP; }
-int shmi_cuda_copy_async(void *dst, const void *src, size_t n, void *stream)
-{ (void)dst; (void)src; (void)n; (void)stream; return SHMI_ENOTSUP; }
 int shmi_cuda_stream_sync(void *stream) { (void)stream; return SHMI_ENOTSUP; }
 int shmi_cuda_device_sync(void) { return SHMI_ENOTSUP; }
 int shmi_cuda_meminfo(size_t *free_bytes, size_t *total_bytes)

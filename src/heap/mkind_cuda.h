@@ -64,16 +64,10 @@ void shmi_cuda_drop(int fd);
  * CUDA_ERROR_OUT_OF_MEMORY (out of memory)"), for messages. */
 const char *shmi_cuda_errstr(void);
 
-/* ---- copies (UVA: pointers may be host or device memory) ------------------
- * All return 0 or SHMI_ESYS.  The synchronous ones return once the copy is
- * complete and visible to every PE (they wait for the legacy stream). */
-int shmi_cuda_copy(void *dst, const void *src, size_t n);
-/* Element i (elem bytes) goes from src + i*spitch to dst + i*dpitch. */
-int shmi_cuda_copy2d(void *dst, size_t dpitch, const void *src, size_t spitch, size_t elem,
-                     size_t count);
+/* ---- the device (copies: transport/cuda.h) --------------------------------
+ * All return 0 or SHMI_ESYS.  shmi_cuda_zero clears GPU memory (calloc of the
+ * kind) and returns once it is done. */
 int shmi_cuda_zero(void *dst, size_t n);
-/* Stream-ordered: enqueued on stream (a CUstream / cudaStream_t), returns at once. */
-int shmi_cuda_copy_async(void *dst, const void *src, size_t n, void *stream);
 int shmi_cuda_stream_sync(void *stream);
 int shmi_cuda_device_sync(void);
 /* Free and total memory of our GPU now (cuMemGetInfo). */

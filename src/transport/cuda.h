@@ -52,6 +52,17 @@ int shmi_cuda_seg_create(struct shmi_cuda_seg *s, shmi_boot_t *b, size_t size,
 int shmi_cuda_seg_grow(struct shmi_cuda_seg *s, shmi_boot_t *b, size_t need, size_t chunk,
                        char *err, size_t errlen);
 
+/* ---- copy engines (cuda_copy.c; UVA: pointers may be host or device memory)
+ * All return 0 or SHMI_ESYS (text: shmi_cuda_errstr).  The synchronous ones
+ * return once the copy is complete and visible to every PE; they go through
+ * the kind's private non-blocking stream, never the legacy default stream. */
+int shmi_cuda_copy(void *dst, const void *src, size_t n);
+/* Element i (elem bytes) goes from src + i*spitch to dst + i*dpitch. */
+int shmi_cuda_copy2d(void *dst, size_t dpitch, const void *src, size_t spitch, size_t elem,
+                     size_t count);
+/* Stream-ordered: enqueued on stream (a CUstream / cudaStream_t), returns at once. */
+int shmi_cuda_copy_async(void *dst, const void *src, size_t n, void *stream);
+
 /* Unmap everything and free the reservations (not collective). */
 void shmi_cuda_seg_destroy(struct shmi_cuda_seg *s);
 

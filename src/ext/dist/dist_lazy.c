@@ -43,6 +43,7 @@
 #include "ext/dist/dist_impl.h"
 #include "core/state.h"
 #include "util/num.h"
+#include "util/sigchain.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -183,24 +184,6 @@ static int lazy_fault(uintptr_t a)
 
 /* Not ours: the previous handler, or the default action (a real segfault
  * still crashes with SIGSEGV and its usual status). */
-static void chain(int sig, siginfo_t *si, void *uc)
-{
-    if (prev_segv.sa_flags & SA_SIGINFO) {
-        prev_segv.sa_sigaction(sig, si, uc);
-        return;
-    }
-    if (prev_segv.sa_handler != SIG_DFL && prev_segv.sa_handler != SIG_IGN) {
-        prev_segv.sa_handler(sig);
-        return;
-    }
-    struct sigaction dfl;
-    memset(&dfl, 0, sizeof dfl);
-    dfl.sa_handler = SIG_DFL;
-    sigemptyset(&dfl.sa_mask);
-    sigaction(sig, &dfl, NULL);
-    if (si->si_code <= 0) raise(sig); /* sent by kill/raise: it will not recur by itself */
-    /* A fault recurs on return, now with the default action. */
-}
 
 static void on_segv(int sig, siginfo_t *si, void *uc)
 {
@@ -210,7 +193,7 @@ static void on_segv(int sig, siginfo_t *si, void *uc)
         return;
     }
     errno = saved;
-    chain(sig, si, uc);
+    shmi_sig_chain(&prev_segv, sig, si, uc);
 }
 
 static void install_handler(const char *fn)
