@@ -24,6 +24,17 @@ __global__ void k_fill(int *isrc, double *dsrc, int *a2a, size_t n, const int *r
     }
 }
 
+/* bad[0]: wrong elements; bad[1]: 1 + the first round with one; bad[2]: a
+ * bit per check that failed (below) ; bad[3]: 1 + its first index. */
+static const char *const check_names[] = { "isum", "dmax", "bc", "rs", "fc", "a2a" };
+__device__ void k_bad(int *bad, int r, int check, size_t i)
+{
+    atomicAdd(bad, 1);
+    atomicCAS(bad + 1, 0, r + 1);
+    atomicOr(bad + 2, 1 << check);
+    atomicCAS(bad + 3, 0, (int)i + 1);
+}
+
 __global__ void k_check(const int *isum, const double *dmax, const int *bc, const int *fc,
                         const int *a2a, const int *rs, size_t n, int *round, int *bad, int me, int np)
 {
@@ -31,26 +42,43 @@ __global__ void k_check(const int *isum, const double *dmax, const int *bc, cons
     int root = r % np;
     for (size_t i = threadIdx.x; i < n; i += blockDim.x) {
         int want = np * (int)(i % 5000) + np * r + 100 * np * (np - 1) / 2;
-        if (isum[i] != want) atomicAdd(bad, 1);
+        if (isum[i] != want) k_bad(bad, r, 0, i);
         double m = 0;
         for (int p = 0; p < np; p++) {
             double v = (double)((p * 7 + (int)i + r) % 1000);
             m = p == 0 || v > m ? v : m;
         }
-        if (dmax[i] != m) atomicAdd(bad, 1);
-        if (bc[i] != root * 100 + (int)(i % 5000) + r) atomicAdd(bad, 1);
+        if (dmax[i] != m) k_bad(bad, r, 1, i);
+        if (bc[i] != root * 100 + (int)(i % 5000) + r) k_bad(bad, r, 2, i);
         /* reducescatter (sum) of the alltoall sources: block me of each */
         long long s = 0;
         for (int p = 0; p < np; p++) s += p * 1000000 + (int)(((size_t)me * n + i) % 100000) + r;
-        if (rs[i] != (int)s) atomicAdd(bad, 1);
+        if (rs[i] != (int)s) k_bad(bad, r, 3, i);
     }
     for (size_t i = threadIdx.x; i < n * np; i += blockDim.x) {
         int p = (int)(i / n);
-        if (fc[i] != p * 100 + (int)((i % n) % 5000) + r) atomicAdd(bad, 1);
-        if (a2a[i] != p * 1000000 + (int)(((size_t)me * n + i % n) % 100000) + r) atomicAdd(bad, 1);
+        if (fc[i] != p * 100 + (int)((i % n) % 5000) + r) k_bad(bad, r, 4, i);
+        if (a2a[i] != p * 1000000 + (int)(((size_t)me * n + i % n) % 100000) + r) k_bad(bad, r, 5, i);
     }
     __syncthreads();
     if (threadIdx.x == 0) *round = r + 1;
+}
+
+/* "N wrong elements (first in round R at index I; checks: isum bc)" */
+static const char *bad_text(const int *dbad)
+{
+    static char buf[256];
+    int h[4];
+    CK(cudaMemcpy(h, dbad, sizeof h, cudaMemcpyDeviceToHost));
+    int at = snprintf(buf, sizeof buf, "%d wrong elements", h[0]);
+    if (h[0]) {
+        at += snprintf(buf + at, sizeof buf - at, " (first in round %d at index %d; checks:",
+                       h[1] - 1, h[3] - 1);
+        for (int k = 0; k < 6; k++)
+            if (h[2] & 1 << k) at += snprintf(buf + at, sizeof buf - at, " %s", check_names[k]);
+        snprintf(buf + at, sizeof buf - at, ")");
+    }
+    return buf;
 }
 
 struct bufs {
@@ -113,9 +141,9 @@ int main(void)
            "nvshmem_malloc failed");
     int *round, *bad;
     CK(cudaMalloc(&round, sizeof(int)));
-    CK(cudaMalloc(&bad, sizeof(int)));
+    CK(cudaMalloc(&bad, 4 * sizeof(int)));
     CK(cudaMemset(round, 0, sizeof(int)));
-    CK(cudaMemset(bad, 0, sizeof(int)));
+    CK(cudaMemset(bad, 0, 4 * sizeof(int)));
     cudaStream_t st;
     CK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
 
@@ -125,7 +153,7 @@ int main(void)
     for (size_t n : sizes)
         for (int k = 0; k < 2 * np + 2; k++, r++) round_on_stream(b, n, round, bad, me, np, st, r);
     CK(cudaStreamSynchronize(st));
-    EXPECT(read_int(bad) == 0, "%d wrong elements in stream-ordered collectives", read_int(bad));
+    EXPECT(read_int(bad) == 0, "%s in stream-ordered collectives", bad_text(bad));
     EXPECT(read_int(round) == r, "round counter %d, want %d", read_int(round), r);
 
     /* A graph of one round per root, replayed: k_check expects root r % np,
@@ -141,7 +169,7 @@ int main(void)
     int replays = REPLAYS / np;
     for (int i = 0; i < replays; i++) CK(cudaGraphLaunch(exec, st));
     CK(cudaStreamSynchronize(st));
-    EXPECT(read_int(bad) == 0, "%d wrong elements in graph replays", read_int(bad));
+    EXPECT(read_int(bad) == 0, "%s in graph replays", bad_text(bad));
     EXPECT(read_int(round) == replays * np, "graph replays: round %d, want %d", read_int(round),
            replays * np);
     CK(cudaGraphExecDestroy(exec));
