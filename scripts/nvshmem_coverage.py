@@ -198,7 +198,7 @@ def main():
           % (len(allnames) - len(miss_all), len(allnames),
              pct(len(allnames) - len(miss_all), len(allnames))))
     extra_ours = sorted((ours_c | ours_cu) - set(theirs))
-    print("ours only (not in NVSHMEM): %d, e.g. %s" % (len(extra_ours), ", ".join(extra_ours[:6])))
+    print("ours only (not in NVSHMEM): %d, e.g. %s" % (len(extra_ours), ", ".join(extra_ours if a.list else extra_ours[:6])))
     return 0
 
 

@@ -508,7 +508,9 @@ SHMEM_TYPE_TABLE(SHMI_NV_SYNC)
 #endif /* !__CUDACC__ */
 
 /* ---- Multi-element waits and tests on host memory (shmem_ctx.h's rules):
- * nvshmem_TYPENAME_wait_until_all/any/some, test_all/any/some and _vector. */
+ * nvshmem_TYPENAME_wait_until_all/any/some, test_all/any/some and _vector.
+ * CUDA code: __host__ __device__ forms in nvshmem_stream.cuh. */
+#ifndef __CUDACC__
 #define SHMI_NV_WAITS(N, T, A, B, S, G)                                                 \
     SHMI_WHEN_##S##_SYNC(                                                               \
     static inline void nvshmem_##N##_wait_until_all(T *ivars, size_t nelems,            \
@@ -559,6 +561,7 @@ SHMEM_TYPE_TABLE(SHMI_NV_SYNC)
                                           nvshmemi_cmp(cmp), vs); })
 SHMEM_TYPE_TABLE(SHMI_NV_WAITS)
 #undef SHMI_NV_WAITS
+#endif /* !__CUDACC__ */
 
 #ifdef __cplusplus
 }

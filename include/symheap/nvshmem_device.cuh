@@ -647,6 +647,8 @@ static inline void nvshmemx_sync_all_on_stream(cudaStream_t stream)
     shmi_k_barrier<<<1, 1, 0, stream>>>(0);
 }
 
+/* Multi-element waits, strided group forms, point-to-point on streams. */
+#include "nvshmem_stream.cuh"
 /* Collectives in kernels and on streams, nvshmemx_collective_launch. */
 #include "nvshmem_coll_device.cuh"
 
