@@ -237,6 +237,19 @@ SHMI_DEV void shmi_d_get(const char *fn, void *dest, const void *src, size_t n, 
     if (n) shmi_d_copy(dest, shmi_d_peer(fn, (const char *)src, pe), n, tid, nth);
 }
 
+/* g: one weak load per call, as NVSHMEM's (it may be served from L1): it
+ * sees a peer's store once the program has ordered it (the writer's quiet,
+ * fence or barrier, then an acquire here: a barrier, wait_until, signal
+ * wait), never earlier by polling; the compiler barrier keeps every call a
+ * load of its own (no hoisting out of a loop).  Poll a changing word with
+ * nvshmem_TYPE_wait_until or nvshmem_signal_wait_until instead. */
+template <typename T> SHMI_DEV T shmi_d_g(const T *p)
+{
+    T v = *p;
+    asm volatile("" ::: "memory");
+    return v;
+}
+
 /* Strided (strides in elements), one thread. */
 SHMI_DEV void shmi_d_strided(const char *fn, char *d, const char *s, ptrdiff_t dst, ptrdiff_t sst,
                              size_t nelems, size_t elem, int pe, int is_put)
@@ -467,7 +480,7 @@ SHMEM_SIZE_TABLE(SHMI_DV_SIZED)
                *(volatile T *)shmi_d_peer("nvshmem_" #N "_p", d, pe) = v;,                        \
                shmem_##N##_p(d, v, pe);)                                                           \
     SHMI_DV_FN(N, T nvshmem_##N##_g(const T *s, int pe),                                           \
-               return *(const volatile T *)shmi_d_peer("nvshmem_" #N "_g", s, pe);,               \
+               return shmi_d_g(shmi_d_peer("nvshmem_" #N "_g", s, pe));,                          \
                return shmem_##N##_g(s, pe);)                                                       \
     SHMI_DV_FN(N, void nvshmem_##N##_iput(T *d, const T *s, ptrdiff_t dst, ptrdiff_t sst,         \
                                           size_t n, int pe),                                       \
