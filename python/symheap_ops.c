@@ -1147,6 +1147,185 @@ static PyObject *py_reduce(PyObject *s, PyObject *a, PyObject *k) { (void)s; ret
     static PyObject *py_##OP##_reduce(PyObject *s, PyObject *a, PyObject *k) { (void)s; return reduce_op(a, k, I); }
 RED_PY(sum, 0) RED_PY(prod, 1) RED_PY(min, 2) RED_PY(max, 3) RED_PY(and, 4) RED_PY(or, 5) RED_PY(xor, 6)
 
+/* ---- Locks (a lock is a symmetric one-element int64 array, shmem4py's handle) ---- */
+
+static long *lock_arg(const char *fn, PyObject *o)
+{
+    if (sp_ensure(fn) < 0) return NULL;
+    PyArrayObject *a = one_elem(fn, "lock", o, 1, 1);
+    if (!a) return NULL;
+    if (PyArray_ITEMSIZE(a) != sizeof(long) || PyArray_DESCR(a)->kind != 'i') {
+        sp_raise(PyExc_TypeError, fn, "lock has dtype %s; a lock is an int64 array of one "
+                 "element (symheap.new_lock())", sp_dtype_name(a));
+        return NULL;
+    }
+    return PyArray_DATA(a);
+}
+
+static PyObject *py_new_lock(PyObject *self, PyObject *noargs)
+{
+    (void)self, (void)noargs;
+    PyObject *m = PyImport_ImportModule("symheap");
+    PyObject *r = m ? PyObject_CallMethod(m, "zeros", "(is)", 1, "int64") : NULL;
+    Py_XDECREF(m);
+    return r;
+}
+
+static PyObject *py_set_lock(PyObject *self, PyObject *o)
+{
+    (void)self;
+    long *l = lock_arg("set_lock", o);
+    if (!l) return NULL;
+    Py_BEGIN_ALLOW_THREADS shmem_set_lock(l);
+    Py_END_ALLOW_THREADS
+    Py_RETURN_NONE;
+}
+
+/* True when the lock was set already (not acquired), as shmem4py. */
+static PyObject *py_test_lock(PyObject *self, PyObject *o)
+{
+    (void)self;
+    long *l = lock_arg("test_lock", o);
+    return l ? PyBool_FromLong(shmem_test_lock(l)) : NULL;
+}
+
+static PyObject *py_clear_lock(PyObject *self, PyObject *o)
+{
+    (void)self;
+    long *l = lock_arg("clear_lock", o);
+    if (!l) return NULL;
+    shmem_clear_lock(l);
+    Py_RETURN_NONE;
+}
+
+/* Lock(): shmem4py's lock object (acquire, release, destroy, `with lock:`). */
+typedef struct {
+    PyObject_HEAD
+    PyObject *lock; /* the symmetric lock word; None after destroy */
+} LockObj;
+
+static int Lock_init(LockObj *self, PyObject *args, PyObject *kw)
+{
+    if (!PyArg_ParseTuple(args, ":Lock") || (kw && PyDict_Size(kw))) {
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "Lock() takes no arguments");
+        return -1;
+    }
+    PyObject *l = py_new_lock(NULL, NULL);
+    if (!l) return -1;
+    Py_XSETREF(self->lock, l);
+    return 0;
+}
+
+static void Lock_dealloc(LockObj *self)
+{
+    Py_XDECREF(self->lock); /* dropped: freed at the next collective where every PE agrees */
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyObject *Lock_word(LockObj *self)
+{
+    if (self->lock && self->lock != Py_None) return self->lock;
+    return sp_raise(symheap_py_error, "Lock", "the lock was destroyed");
+}
+
+static PyObject *Lock_destroy(LockObj *self, PyObject *n)
+{
+    (void)n;
+    if (!self->lock || self->lock == Py_None) Py_RETURN_NONE;
+    PyObject *l = self->lock;
+    self->lock = Py_NewRef(Py_None);
+    PyObject *r = py_del_signal(NULL, l);
+    Py_DECREF(l);
+    return r;
+}
+
+static PyObject *Lock_acquire(LockObj *self, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = { "blocking", NULL };
+    int blocking = 1;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "|p:acquire", kwlist, &blocking)) return NULL;
+    PyObject *l = Lock_word(self);
+    if (!l) return NULL;
+    if (blocking) {
+        PyObject *r = py_set_lock(NULL, l);
+        if (!r) return NULL;
+        Py_DECREF(r);
+        Py_RETURN_TRUE;
+    }
+    PyObject *was_set = py_test_lock(NULL, l);
+    if (!was_set) return NULL;
+    int acquired = was_set == Py_False;
+    Py_DECREF(was_set);
+    return PyBool_FromLong(acquired);
+}
+
+static PyObject *Lock_release(LockObj *self, PyObject *n)
+{
+    (void)n;
+    PyObject *l = Lock_word(self);
+    return l ? py_clear_lock(NULL, l) : NULL;
+}
+
+static PyObject *Lock_enter(LockObj *self, PyObject *n)
+{
+    (void)n;
+    PyObject *r = Lock_acquire(self, PyTuple_New(0), NULL);
+    if (!r) return NULL;
+    Py_DECREF(r);
+    Py_RETURN_NONE;
+}
+
+static PyObject *Lock_exit(LockObj *self, PyObject *args)
+{
+    (void)args;
+    PyObject *r = Lock_release(self, NULL);
+    if (!r) return NULL;
+    Py_DECREF(r);
+    Py_RETURN_FALSE;
+}
+
+static PyMethodDef Lock_methods[] = {
+    { "acquire", (PyCFunction)(void (*)(void))Lock_acquire, METH_VARARGS | METH_KEYWORDS,
+      "acquire(blocking=True) -> True when acquired" },
+    { "release", (PyCFunction)Lock_release, METH_NOARGS, "Release the lock." },
+    { "destroy", (PyCFunction)Lock_destroy, METH_NOARGS, "Free the lock word (collective)." },
+    { "__enter__", (PyCFunction)Lock_enter, METH_NOARGS, NULL },
+    { "__exit__", (PyCFunction)Lock_exit, METH_VARARGS, NULL },
+    { NULL, NULL, 0, NULL }
+};
+
+static PyTypeObject Lock_Type = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "symheap.Lock",
+    .tp_basicsize = sizeof(LockObj),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_new = PyType_GenericNew,
+    .tp_init = (initproc)Lock_init,
+    .tp_dealloc = (destructor)Lock_dealloc,
+    .tp_methods = Lock_methods,
+    .tp_doc = "A distributed lock (collective to create): acquire, release, destroy, `with lock:`.",
+};
+
+static PyObject *py_pe_accessible(PyObject *self, PyObject *args)
+{
+    (void)self;
+    int pe;
+    if (!PyArg_ParseTuple(args, "i:pe_accessible", &pe) || sp_ensure("pe_accessible") < 0)
+        return NULL;
+    return PyBool_FromLong(shmem_pe_accessible(pe));
+}
+
+static PyObject *py_addr_accessible(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *o;
+    int pe;
+    if (!PyArg_ParseTuple(args, "Oi:addr_accessible", &o, &pe) || sp_ensure("addr_accessible") < 0)
+        return NULL;
+    PyArrayObject *a = sp_array("addr_accessible", "addr", o, 0);
+    return a ? PyBool_FromLong(shmem_addr_accessible(PyArray_DATA(a), pe)) : NULL;
+}
+
 /* ---- Method table and constants -------------------------------------------------- */
 
 #define KW(name, fn, doc) { name, (PyCFunction)(void (*)(void))fn, METH_VARARGS | METH_KEYWORDS, doc }
@@ -1185,6 +1364,13 @@ PyMethodDef symheap_ops_methods[] = {
     { "signal_add", py_signal_add, METH_VARARGS, "signal_add(signal, value, pe)" },
     { "signal_set", py_signal_set, METH_VARARGS, "signal_set(signal, value, pe)" },
     KW("signal_wait_until", py_signal_wait_until, "signal_wait_until(signal, cmp, value) -> int"),
+    { "new_lock", py_new_lock, METH_NOARGS, "A symmetric lock word (collective; free with del_lock)." },
+    { "del_lock", py_del_signal, METH_O, "Free a lock (collective)." },
+    { "set_lock", py_set_lock, METH_O, "Acquire the lock, waiting for it." },
+    { "test_lock", py_test_lock, METH_O, "Acquire the lock if free; True when it was set already." },
+    { "clear_lock", py_clear_lock, METH_O, "Release the lock (after a quiet)." },
+    { "pe_accessible", py_pe_accessible, METH_VARARGS, "pe_accessible(pe) -> bool" },
+    { "addr_accessible", py_addr_accessible, METH_VARARGS, "addr_accessible(array, pe) -> bool" },
     { "fence", py_fence, METH_VARARGS, "Order puts to each PE." },
     { "quiet", py_quiet, METH_VARARGS, "Complete every put, get and AMO issued." },
     { "barrier_all", py_barrier_all, METH_NOARGS, "Barrier of every PE (and quiet)." },
@@ -1207,7 +1393,8 @@ PyMethodDef symheap_ops_methods[] = {
 
 int symheap_ops_init(PyObject *m)
 {
-    if (PyType_Ready(&Team_Type) < 0 || PyModule_AddObjectRef(m, "Team", (PyObject *)&Team_Type) < 0)
+    if (PyType_Ready(&Team_Type) < 0 || PyModule_AddObjectRef(m, "Team", (PyObject *)&Team_Type) < 0 ||
+        PyType_Ready(&Lock_Type) < 0 || PyModule_AddObjectRef(m, "Lock", (PyObject *)&Lock_Type) < 0)
         return -1;
     struct { const char *name; shmem_team_t t; } teams[] = {
         { "TEAM_WORLD", SHMEM_TEAM_WORLD }, { "TEAM_SHARED", SHMEM_TEAM_SHARED },
@@ -1235,5 +1422,33 @@ int symheap_ops_init(PyObject *m)
     };
     for (size_t i = 0; i < sizeof strs / sizeof *strs; i++)
         if (PyModule_AddStringConstant(m, strs[i][0], strs[i][1]) < 0) return -1;
+    /* shmem4py's enum-like names: CMP.EQ, SIGNAL.SET, AMO.ADD, OP.SUM, MALLOC.ATOMICS_REMOTE */
+    static const char *const groups[] = { "CMP", "SIGNAL", "AMO", "OP", "MALLOC" };
+    PyObject *types = PyImport_ImportModule("types");
+    PyObject *ns_type = types ? PyObject_GetAttrString(types, "SimpleNamespace") : NULL;
+    Py_XDECREF(types);
+    if (!ns_type) return -1;
+    PyObject *dict = PyModule_GetDict(m);
+    for (size_t g = 0; g < sizeof groups / sizeof *groups; g++) {
+        PyObject *kw = PyDict_New(), *key, *val;
+        Py_ssize_t pos = 0;
+        size_t len = strlen(groups[g]);
+        while (kw && PyDict_Next(dict, &pos, &key, &val)) {
+            const char *k = PyUnicode_AsUTF8(key);
+            if (k && strncmp(k, groups[g], len) == 0 && k[len] == '_' &&
+                PyDict_SetItemString(kw, k + len + 1, val) < 0)
+                Py_CLEAR(kw);
+        }
+        PyObject *empty = PyTuple_New(0);
+        PyObject *ns = kw && empty ? PyObject_Call(ns_type, empty, kw) : NULL;
+        Py_XDECREF(empty);
+        Py_XDECREF(kw);
+        if (!ns || PyModule_AddObject(m, groups[g], ns) < 0) {
+            Py_XDECREF(ns);
+            Py_DECREF(ns_type);
+            return -1;
+        }
+    }
+    Py_DECREF(ns_type);
     return 0;
 }

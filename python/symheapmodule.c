@@ -890,10 +890,27 @@ static struct PyModuleDef module_def = {
     -1, module_methods, NULL, NULL, NULL, NULL
 };
 
-/* Finalize at exit (Python's atexit, before objects go). */
-static int register_atexit(PyObject *m)
+/* At exit (Python's atexit, before objects go): finalize, collectively.  After
+ * an uncaught exception (sys.last_value set, not an interactive session) the
+ * other PEs would wait for this one in their next collective: end the job. */
+static PyObject *py_atexit(PyObject *self, PyObject *noargs)
 {
-    PyObject *fin = PyObject_GetAttrString(m, "finalize");
+    if (!symheap_py.inited) Py_RETURN_NONE;
+    if (PySys_GetObject("last_value") && !PySys_GetObject("ps1")) {
+        fprintf(stderr, "[pe %d] symheap: an uncaught Python exception (above) ended this PE; "
+                "ending the job (shmem_global_exit(1)), since the other PEs would wait for it\n",
+                symheap_py.me);
+        fflush(NULL);
+        shmem_global_exit(1);
+    }
+    return py_finalize(self, noargs);
+}
+
+static PyMethodDef atexit_def = { "_atexit", py_atexit, METH_NOARGS, NULL };
+
+static int register_atexit(void)
+{
+    PyObject *fin = PyCFunction_NewEx(&atexit_def, NULL, NULL);
     PyObject *atexit = PyImport_ImportModule("atexit");
     PyObject *r = fin && atexit ? PyObject_CallMethod(atexit, "register", "O", fin) : NULL;
     Py_XDECREF(fin);
@@ -919,7 +936,7 @@ PyMODINIT_FUNC PyInit_symheap(void)
         PyModule_AddIntConstant(m, "MALLOC_SIGNAL_REMOTE", SHMEM_MALLOC_SIGNAL_REMOTE) < 0 ||
         PyModule_AddStringConstant(m, "__version__", SYMHEAP_PY_VERSION) < 0 ||
         PyModule_AddFunctions(m, symheap_ops_methods) < 0 || symheap_ops_init(m) < 0 ||
-        register_atexit(m) < 0) {
+        register_atexit() < 0) {
         Py_DECREF(m);
         return NULL;
     }

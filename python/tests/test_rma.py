@@ -167,3 +167,28 @@ def test_signals():
     assert shm.signal_fetch(sig) == 0
     data.free()
     shm.del_signal(sig)
+
+
+def test_locks_and_shmem4py_names():
+    assert shm.pe_accessible(right) and shm.addr_accessible(shm.zeros(1), right) is True
+    count = shm.zeros(1, np.int64)
+    lock = shm.Lock()
+    for _ in range(5):
+        with lock:
+            v = shm.g(count, 0)
+            shm.p(count, v + 1, 0)
+    lk = shm.new_lock()
+    while shm.test_lock(lk):               # True: someone else holds it
+        pass
+    shm.atomic_add(count, 10, 0)
+    shm.clear_lock(lk)
+    shm.barrier_all()
+    assert shm.atomic_fetch(count, 0) == 15 * npes
+    assert lock.acquire(blocking=True) is True
+    lock.release()
+    shm.barrier_all()
+    lock.destroy()
+    shm.del_lock(lk)
+    assert shm.CMP.NE == shm.CMP_NE and shm.SIGNAL.ADD == shm.SIGNAL_ADD
+    assert shm.OP.SUM == "sum" and shm.AMO.ADD == "add" and shm.MALLOC.SIGNAL_REMOTE >= 0
+    count.free()
