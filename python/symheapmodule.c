@@ -481,19 +481,24 @@ static PyObject *SymArray_exit(PyObject *self, PyObject *args)
 
 /* Results NumPy computes from a symmetric array (a + 1, a.copy()) are plain
  * arrays: only views of the block stay SymmetricArray. */
-static PyObject *SymArray_array_wrap(PyObject *self, PyObject *args)
+static PyObject *SymArray_array_wrap(PyObject *self, PyObject *args, PyObject *kw)
 {
     (void)self;
-    PyObject *arr = PyTuple_Size(args) > 0 ? PyTuple_GetItem(args, 0) : NULL;
-    if (!arr || !PyArray_Check(arr)) {
-        PyErr_SetString(PyExc_TypeError, "__array_wrap__ needs an array");
+    static char *kwlist[] = { "array", "context", "return_scalar", NULL };
+    PyObject *arr, *context = Py_None;
+    int scalar = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O!|Op:__array_wrap__", kwlist, &PyArray_Type, &arr,
+                                     &context, &scalar))
         return NULL;
-    }
+    PyObject *r;
     if (block_of(arr)) {
         Py_INCREF(arr);
-        return arr;
+        r = arr;
+    } else {
+        r = PyArray_View((PyArrayObject *)arr, NULL, &PyArray_Type);
     }
-    return PyArray_View((PyArrayObject *)arr, NULL, &PyArray_Type);
+    /* NumPy 2 asks for a scalar where a ufunc gave one (return_scalar). */
+    return r && scalar && PyArray_NDIM((PyArrayObject *)r) == 0 ? PyArray_Return((PyArrayObject *)r) : r;
 }
 
 static PyMethodDef SymArray_methods[] = {
@@ -501,7 +506,8 @@ static PyMethodDef SymArray_methods[] = {
       "Free the symmetric block now (collective: every PE calls it)." },
     { "__enter__", SymArray_enter, METH_NOARGS, NULL },
     { "__exit__", SymArray_exit, METH_VARARGS, "Free the block (collective)." },
-    { "__array_wrap__", SymArray_array_wrap, METH_VARARGS, NULL },
+    { "__array_wrap__", (PyCFunction)(void (*)(void))SymArray_array_wrap,
+      METH_VARARGS | METH_KEYWORDS, NULL },
     { NULL, NULL, 0, NULL }
 };
 
