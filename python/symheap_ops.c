@@ -9,6 +9,7 @@
 #define NO_IMPORT_ARRAY
 #include "symheap_py.h"
 
+#include <stdarg.h>
 #include <string.h>
 
 /* ---- Arguments ------------------------------------------------------------- */
@@ -525,34 +526,54 @@ static PyObject *py_test(PyObject *s, PyObject *a, PyObject *k) { (void)s; retur
 
 /* ---- Signals (a signal is a symmetric uint64 array of one element) ------------- */
 
-static uint64_t *signal_arg(const char *fn, PyObject *o)
+/* A one-element symmetric word of dtype kind/size: a signal (uint64) or a lock
+ * (int64, C long); its data, or NULL with an exception. */
+static void *word_arg(const char *fn, const char *what, PyObject *o, char kind, const char *dtype,
+                      const char *ctor)
 {
-    PyArrayObject *a = one_elem(fn, "signal", o, 1, 1);
+    if (sp_ensure(fn) < 0) return NULL;
+    PyArrayObject *a = one_elem(fn, what, o, 1, 1);
     if (!a) return NULL;
-    if (sp_pyt(a) != PYT_U64) {
-        sp_raise(PyExc_TypeError, fn, "signal has dtype %s; a signal is a uint64 array of one "
-                 "element (symheap.new_signal())", sp_dtype_name(a));
+    if (PyArray_ITEMSIZE(a) != 8 || PyArray_DESCR(a)->kind != kind) {
+        sp_raise(PyExc_TypeError, fn, "%s has dtype %s; a %s is a %s array of one element "
+                 "(symheap.%s())", what, sp_dtype_name(a), what, dtype, ctor);
         return NULL;
     }
     return PyArray_DATA(a);
 }
 
-static PyObject *py_new_signal(PyObject *self, PyObject *noargs)
+static uint64_t *signal_arg(const char *fn, PyObject *o)
 {
-    (void)self, (void)noargs;
+    return word_arg(fn, "signal", o, 'u', "uint64", "new_signal");
+}
+
+/* symheap.NAME(*args) of the module itself (zeros, free). */
+static PyObject *call_module(const char *name, const char *fmt, ...)
+{
     PyObject *m = PyImport_ImportModule("symheap");
-    PyObject *r = m ? PyObject_CallMethod(m, "zeros", "(is)", 1, "uint64") : NULL;
+    PyObject *f = m ? PyObject_GetAttrString(m, name) : NULL;
+    va_list ap;
+    va_start(ap, fmt);
+    PyObject *args = f ? Py_VaBuildValue(fmt, ap) : NULL;
+    va_end(ap);
+    PyObject *r = args ? PyObject_CallObject(f, args) : NULL;
+    Py_XDECREF(args);
+    Py_XDECREF(f);
     Py_XDECREF(m);
     return r;
 }
 
-static PyObject *py_del_signal(PyObject *self, PyObject *sig)
+static PyObject *py_new_signal(PyObject *self, PyObject *noargs)
+{
+    (void)self, (void)noargs;
+    return call_module("zeros", "(is)", 1, "uint64");
+}
+
+/* del_signal and del_lock: free the word (collective). */
+static PyObject *py_del_word(PyObject *self, PyObject *word)
 {
     (void)self;
-    PyObject *m = PyImport_ImportModule("symheap");
-    PyObject *r = m ? PyObject_CallMethod(m, "free", "(O)", sig) : NULL;
-    Py_XDECREF(m);
-    return r;
+    return call_module("free", "(O)", word);
 }
 
 static PyObject *put_signal(PyObject *args, PyObject *kw, int nbi)
@@ -632,25 +653,18 @@ static PyObject *py_signal_wait_until(PyObject *self, PyObject *args, PyObject *
 
 /* ---- Ordering and synchronization ----------------------------------------- */
 
-static PyObject *py_fence(PyObject *s, PyObject *args)
+/* fence(ctx=None), quiet(ctx=None) */
+static PyObject *ordering(PyObject *args, const char *fn, void (*call)(void))
 {
-    (void)s;
     PyObject *ctx = NULL;
-    if (!PyArg_ParseTuple(args, "|O:fence", &ctx) || no_ctx("fence", ctx) < 0 || sp_ensure("fence") < 0)
+    if (!PyArg_UnpackTuple(args, fn, 0, 1, &ctx) || no_ctx(fn, ctx) < 0 || sp_ensure(fn) < 0)
         return NULL;
-    shmem_fence();
+    call();
     Py_RETURN_NONE;
 }
 
-static PyObject *py_quiet(PyObject *s, PyObject *args)
-{
-    (void)s;
-    PyObject *ctx = NULL;
-    if (!PyArg_ParseTuple(args, "|O:quiet", &ctx) || no_ctx("quiet", ctx) < 0 || sp_ensure("quiet") < 0)
-        return NULL;
-    shmem_quiet();
-    Py_RETURN_NONE;
-}
+static PyObject *py_fence(PyObject *s, PyObject *a) { (void)s; return ordering(a, "fence", shmem_fence); }
+static PyObject *py_quiet(PyObject *s, PyObject *a) { (void)s; return ordering(a, "quiet", shmem_quiet); }
 
 static PyObject *py_barrier_all(PyObject *s, PyObject *n)
 {
@@ -871,20 +885,18 @@ static PyObject *Team_sync(Team *self, PyObject *n)
     Py_RETURN_NONE;
 }
 
-static PyObject *Team_enter(PyObject *self, PyObject *n)
+/* r's error, or ret (r's value dropped). */
+static PyObject *discard(PyObject *r, PyObject *ret)
 {
-    (void)n;
-    Py_INCREF(self);
-    return self;
+    if (!r) return NULL;
+    Py_DECREF(r);
+    return Py_NewRef(ret);
 }
 
 static PyObject *Team_exit(Team *self, PyObject *args)
 {
     (void)args;
-    PyObject *r = Team_destroy(self, NULL);
-    if (!r) return NULL;
-    Py_DECREF(r);
-    Py_RETURN_FALSE;
+    return discard(Team_destroy(self, NULL), Py_False);
 }
 
 static int Team_bool(Team *self) { return self->team != SHMEM_TEAM_INVALID; }
@@ -920,7 +932,7 @@ static PyMethodDef Team_methods[] = {
       "translate_pe(pe=None, team=None): pe's number in team (default the world)." },
     { "get_config", (PyCFunction)Team_get_config, METH_NOARGS, "{'num_contexts': n}" },
     { "sync", (PyCFunction)Team_sync, METH_NOARGS, "Synchronize the team's PEs." },
-    { "__enter__", Team_enter, METH_NOARGS, NULL },
+    { "__enter__", sp_return_self, METH_NOARGS, NULL },
     { "__exit__", (PyCFunction)Team_exit, METH_VARARGS, NULL },
     { NULL, NULL, 0, NULL }
 };
@@ -1151,24 +1163,14 @@ RED_PY(sum, 0) RED_PY(prod, 1) RED_PY(min, 2) RED_PY(max, 3) RED_PY(and, 4) RED_
 
 static long *lock_arg(const char *fn, PyObject *o)
 {
-    if (sp_ensure(fn) < 0) return NULL;
-    PyArrayObject *a = one_elem(fn, "lock", o, 1, 1);
-    if (!a) return NULL;
-    if (PyArray_ITEMSIZE(a) != sizeof(long) || PyArray_DESCR(a)->kind != 'i') {
-        sp_raise(PyExc_TypeError, fn, "lock has dtype %s; a lock is an int64 array of one "
-                 "element (symheap.new_lock())", sp_dtype_name(a));
-        return NULL;
-    }
-    return PyArray_DATA(a);
+    _Static_assert(sizeof(long) == 8, "a lock word is a C long of 8 bytes");
+    return word_arg(fn, "lock", o, 'i', "int64", "new_lock");
 }
 
 static PyObject *py_new_lock(PyObject *self, PyObject *noargs)
 {
     (void)self, (void)noargs;
-    PyObject *m = PyImport_ImportModule("symheap");
-    PyObject *r = m ? PyObject_CallMethod(m, "zeros", "(is)", 1, "int64") : NULL;
-    Py_XDECREF(m);
-    return r;
+    return call_module("zeros", "(is)", 1, "int64");
 }
 
 static PyObject *py_set_lock(PyObject *self, PyObject *o)
@@ -1234,7 +1236,7 @@ static PyObject *Lock_destroy(LockObj *self, PyObject *n)
     if (!self->lock || self->lock == Py_None) Py_RETURN_NONE;
     PyObject *l = self->lock;
     self->lock = Py_NewRef(Py_None);
-    PyObject *r = py_del_signal(NULL, l);
+    PyObject *r = py_del_word(NULL, l);
     Py_DECREF(l);
     return r;
 }
@@ -1269,19 +1271,14 @@ static PyObject *Lock_release(LockObj *self, PyObject *n)
 static PyObject *Lock_enter(LockObj *self, PyObject *n)
 {
     (void)n;
-    PyObject *r = Lock_acquire(self, PyTuple_New(0), NULL);
-    if (!r) return NULL;
-    Py_DECREF(r);
-    Py_RETURN_NONE;
+    PyObject *l = Lock_word(self);
+    return l ? discard(py_set_lock(NULL, l), Py_None) : NULL;
 }
 
 static PyObject *Lock_exit(LockObj *self, PyObject *args)
 {
     (void)args;
-    PyObject *r = Lock_release(self, NULL);
-    if (!r) return NULL;
-    Py_DECREF(r);
-    Py_RETURN_FALSE;
+    return discard(Lock_release(self, NULL), Py_False);
 }
 
 static PyMethodDef Lock_methods[] = {
@@ -1328,44 +1325,43 @@ static PyObject *py_addr_accessible(PyObject *self, PyObject *args)
 
 /* ---- Method table and constants -------------------------------------------------- */
 
-#define KW(name, fn, doc) { name, (PyCFunction)(void (*)(void))fn, METH_VARARGS | METH_KEYWORDS, doc }
 PyMethodDef symheap_ops_methods[] = {
-    KW("put", py_put, "put(target, source, pe, size=None): copy local source to symmetric target on pe."),
-    KW("get", py_get, "get(target, source, pe, size=None): copy symmetric source on pe to local target."),
-    KW("put_nbi", py_put_nbi, "put, completed by quiet()."),
-    KW("get_nbi", py_get_nbi, "get, completed by quiet()."),
-    KW("iput", py_iput, "iput(target, source, pe, tst=1, sst=1, size=None): strided put."),
-    KW("iget", py_iget, "iget(target, source, pe, tst=1, sst=1, size=None): strided get."),
-    KW("p", py_p, "p(target, value, pe): store value into target[0] on pe."),
-    KW("g", py_g, "g(source, pe): source[0] on pe."),
-    KW("atomic_fetch", py_atomic_fetch, "atomic_fetch(source, pe)"),
-    KW("atomic_set", py_atomic_set, "atomic_set(target, value, pe)"),
-    KW("atomic_swap", py_atomic_swap, "atomic_swap(target, value, pe) -> old"),
-    KW("atomic_compare_swap", py_atomic_compare_swap, "atomic_compare_swap(target, cond, value, pe) -> old"),
-    KW("atomic_fetch_inc", py_atomic_fetch_inc, "atomic_fetch_inc(target, pe) -> old"),
-    KW("atomic_inc", py_atomic_inc, "atomic_inc(target, pe)"),
-    KW("atomic_fetch_add", py_atomic_fetch_add, "atomic_fetch_add(target, value, pe) -> old"),
-    KW("atomic_add", py_atomic_add, "atomic_add(target, value, pe)"),
-    KW("atomic_fetch_and", py_atomic_fetch_and, "atomic_fetch_and(target, value, pe) -> old"),
-    KW("atomic_and", py_atomic_and, "atomic_and(target, value, pe)"),
-    KW("atomic_fetch_or", py_atomic_fetch_or, "atomic_fetch_or(target, value, pe) -> old"),
-    KW("atomic_or", py_atomic_or, "atomic_or(target, value, pe)"),
-    KW("atomic_fetch_xor", py_atomic_fetch_xor, "atomic_fetch_xor(target, value, pe) -> old"),
-    KW("atomic_xor", py_atomic_xor, "atomic_xor(target, value, pe)"),
-    KW("atomic_op", py_atomic_op, "atomic_op(target, value, op, pe)"),
-    KW("atomic_fetch_op", py_atomic_fetch_op, "atomic_fetch_op(target, value, op, pe) -> old"),
-    KW("wait_until", py_wait_until, "wait_until(ivar, cmp, value): block until ivar[0] cmp value."),
-    KW("test", py_test, "test(ivar, cmp, value) -> bool"),
+    SP_KW("put", py_put, "put(target, source, pe, size=None): copy local source to symmetric target on pe."),
+    SP_KW("get", py_get, "get(target, source, pe, size=None): copy symmetric source on pe to local target."),
+    SP_KW("put_nbi", py_put_nbi, "put, completed by quiet()."),
+    SP_KW("get_nbi", py_get_nbi, "get, completed by quiet()."),
+    SP_KW("iput", py_iput, "iput(target, source, pe, tst=1, sst=1, size=None): strided put."),
+    SP_KW("iget", py_iget, "iget(target, source, pe, tst=1, sst=1, size=None): strided get."),
+    SP_KW("p", py_p, "p(target, value, pe): store value into target[0] on pe."),
+    SP_KW("g", py_g, "g(source, pe): source[0] on pe."),
+    SP_KW("atomic_fetch", py_atomic_fetch, "atomic_fetch(source, pe)"),
+    SP_KW("atomic_set", py_atomic_set, "atomic_set(target, value, pe)"),
+    SP_KW("atomic_swap", py_atomic_swap, "atomic_swap(target, value, pe) -> old"),
+    SP_KW("atomic_compare_swap", py_atomic_compare_swap, "atomic_compare_swap(target, cond, value, pe) -> old"),
+    SP_KW("atomic_fetch_inc", py_atomic_fetch_inc, "atomic_fetch_inc(target, pe) -> old"),
+    SP_KW("atomic_inc", py_atomic_inc, "atomic_inc(target, pe)"),
+    SP_KW("atomic_fetch_add", py_atomic_fetch_add, "atomic_fetch_add(target, value, pe) -> old"),
+    SP_KW("atomic_add", py_atomic_add, "atomic_add(target, value, pe)"),
+    SP_KW("atomic_fetch_and", py_atomic_fetch_and, "atomic_fetch_and(target, value, pe) -> old"),
+    SP_KW("atomic_and", py_atomic_and, "atomic_and(target, value, pe)"),
+    SP_KW("atomic_fetch_or", py_atomic_fetch_or, "atomic_fetch_or(target, value, pe) -> old"),
+    SP_KW("atomic_or", py_atomic_or, "atomic_or(target, value, pe)"),
+    SP_KW("atomic_fetch_xor", py_atomic_fetch_xor, "atomic_fetch_xor(target, value, pe) -> old"),
+    SP_KW("atomic_xor", py_atomic_xor, "atomic_xor(target, value, pe)"),
+    SP_KW("atomic_op", py_atomic_op, "atomic_op(target, value, op, pe)"),
+    SP_KW("atomic_fetch_op", py_atomic_fetch_op, "atomic_fetch_op(target, value, op, pe) -> old"),
+    SP_KW("wait_until", py_wait_until, "wait_until(ivar, cmp, value): block until ivar[0] cmp value."),
+    SP_KW("test", py_test, "test(ivar, cmp, value) -> bool"),
     { "new_signal", py_new_signal, METH_NOARGS, "A symmetric uint64 signal word (collective)." },
-    { "del_signal", py_del_signal, METH_O, "Free a signal (collective)." },
-    KW("put_signal", py_put_signal, "put_signal(target, source, pe, signal, value, sigop, size=None)"),
-    KW("put_signal_nbi", py_put_signal_nbi, "put_signal, completed by quiet()."),
+    { "del_signal", py_del_word, METH_O, "Free a signal (collective)." },
+    SP_KW("put_signal", py_put_signal, "put_signal(target, source, pe, signal, value, sigop, size=None)"),
+    SP_KW("put_signal_nbi", py_put_signal_nbi, "put_signal, completed by quiet()."),
     { "signal_fetch", py_signal_fetch, METH_O, "signal_fetch(signal) -> int" },
     { "signal_add", py_signal_add, METH_VARARGS, "signal_add(signal, value, pe)" },
     { "signal_set", py_signal_set, METH_VARARGS, "signal_set(signal, value, pe)" },
-    KW("signal_wait_until", py_signal_wait_until, "signal_wait_until(signal, cmp, value) -> int"),
+    SP_KW("signal_wait_until", py_signal_wait_until, "signal_wait_until(signal, cmp, value) -> int"),
     { "new_lock", py_new_lock, METH_NOARGS, "A symmetric lock word (collective; free with del_lock)." },
-    { "del_lock", py_del_signal, METH_O, "Free a lock (collective)." },
+    { "del_lock", py_del_word, METH_O, "Free a lock (collective)." },
     { "set_lock", py_set_lock, METH_O, "Acquire the lock, waiting for it." },
     { "test_lock", py_test_lock, METH_O, "Acquire the lock if free; True when it was set already." },
     { "clear_lock", py_clear_lock, METH_O, "Release the lock (after a quiet)." },
@@ -1375,19 +1371,19 @@ PyMethodDef symheap_ops_methods[] = {
     { "quiet", py_quiet, METH_VARARGS, "Complete every put, get and AMO issued." },
     { "barrier_all", py_barrier_all, METH_NOARGS, "Barrier of every PE (and quiet)." },
     { "sync_all", py_sync_all, METH_NOARGS, "Synchronize every PE." },
-    KW("sync", py_sync, "sync(team=None)"),
-    KW("broadcast", py_broadcast, "broadcast(target, source, root, size=None, team=None)"),
-    KW("collect", py_collect, "collect(target, source, size=None, team=None)"),
-    KW("fcollect", py_fcollect, "fcollect(target, source, size=None, team=None)"),
-    KW("alltoall", py_alltoall, "alltoall(target, source, size=None, team=None)"),
-    KW("reduce", py_reduce, "reduce(target, source, op='sum', size=None, team=None)"),
-    KW("sum_reduce", py_sum_reduce, "sum_reduce(target, source, size=None, team=None)"),
-    KW("prod_reduce", py_prod_reduce, "prod_reduce(target, source, size=None, team=None)"),
-    KW("min_reduce", py_min_reduce, "min_reduce(target, source, size=None, team=None)"),
-    KW("max_reduce", py_max_reduce, "max_reduce(target, source, size=None, team=None)"),
-    KW("and_reduce", py_and_reduce, "and_reduce(target, source, size=None, team=None)"),
-    KW("or_reduce", py_or_reduce, "or_reduce(target, source, size=None, team=None)"),
-    KW("xor_reduce", py_xor_reduce, "xor_reduce(target, source, size=None, team=None)"),
+    SP_KW("sync", py_sync, "sync(team=None)"),
+    SP_KW("broadcast", py_broadcast, "broadcast(target, source, root, size=None, team=None)"),
+    SP_KW("collect", py_collect, "collect(target, source, size=None, team=None)"),
+    SP_KW("fcollect", py_fcollect, "fcollect(target, source, size=None, team=None)"),
+    SP_KW("alltoall", py_alltoall, "alltoall(target, source, size=None, team=None)"),
+    SP_KW("reduce", py_reduce, "reduce(target, source, op='sum', size=None, team=None)"),
+    SP_KW("sum_reduce", py_sum_reduce, "sum_reduce(target, source, size=None, team=None)"),
+    SP_KW("prod_reduce", py_prod_reduce, "prod_reduce(target, source, size=None, team=None)"),
+    SP_KW("min_reduce", py_min_reduce, "min_reduce(target, source, size=None, team=None)"),
+    SP_KW("max_reduce", py_max_reduce, "max_reduce(target, source, size=None, team=None)"),
+    SP_KW("and_reduce", py_and_reduce, "and_reduce(target, source, size=None, team=None)"),
+    SP_KW("or_reduce", py_or_reduce, "or_reduce(target, source, size=None, team=None)"),
+    SP_KW("xor_reduce", py_xor_reduce, "xor_reduce(target, source, size=None, team=None)"),
     { NULL, NULL, 0, NULL }
 };
 

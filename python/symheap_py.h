@@ -68,6 +68,12 @@ int sp_gc_point(const char *fn);
 /* Team argument: None or a Team; *world set when it is the world team. */
 int sp_team(const char *fn, PyObject *obj, shmem_team_t *team, int *world);
 
+/* __enter__ of the objects that free themselves on __exit__: returns self. */
+PyObject *sp_return_self(PyObject *self, PyObject *noargs);
+
+/* A method-table row of a function taking (args, kwargs). */
+#define SP_KW(name, fn, doc) { name, (PyCFunction)(void (*)(void))fn, METH_VARARGS | METH_KEYWORDS, doc }
+
 /* Method tables of symheap_ops.c, appended to the module's. */
 extern PyMethodDef symheap_ops_methods[];
 int symheap_ops_init(PyObject *m);

@@ -462,7 +462,7 @@ static PyObject *SymArray_free(PyObject *self, PyObject *noargs)
     Py_RETURN_NONE;
 }
 
-static PyObject *SymArray_enter(PyObject *self, PyObject *noargs)
+PyObject *sp_return_self(PyObject *self, PyObject *noargs)
 {
     (void)noargs;
     Py_INCREF(self);
@@ -504,7 +504,7 @@ static PyObject *SymArray_array_wrap(PyObject *self, PyObject *args, PyObject *k
 static PyMethodDef SymArray_methods[] = {
     { "free", SymArray_free, METH_NOARGS,
       "Free the symmetric block now (collective: every PE calls it)." },
-    { "__enter__", SymArray_enter, METH_NOARGS, NULL },
+    { "__enter__", sp_return_self, METH_NOARGS, NULL },
     { "__exit__", SymArray_exit, METH_VARARGS, "Free the block (collective)." },
     { "__array_wrap__", (PyCFunction)(void (*)(void))SymArray_array_wrap,
       METH_VARARGS | METH_KEYWORDS, NULL },
@@ -626,6 +626,29 @@ static PyObject *copy_of(const char *fn, PyArrayObject *src, PyArray_Descr *desc
     return a;
 }
 
+/* array and like: a symmetric array shaped like obj, with obj's values (fill)
+ * or zeros; dtype (stolen) defaults to obj's. */
+static PyObject *shaped_like(const char *fn, PyObject *obj, PyArray_Descr *descr, int fill,
+                             Py_ssize_t align, long hints, const char *kind)
+{
+    if (parse_kind(fn, kind) < 0) {
+        Py_XDECREF(descr);
+        return NULL;
+    }
+    PyArrayObject *src = (PyArrayObject *)PyArray_FromAny(obj, fill ? descr : NULL, 0, 0, 0, NULL);
+    if (!src) {
+        if (!fill) Py_XDECREF(descr);
+        return NULL;
+    }
+    if (fill || !descr) {
+        descr = PyArray_DESCR(src);
+        Py_INCREF(descr);
+    }
+    PyObject *a = copy_of(fn, src, descr, fill, align, hints);
+    Py_DECREF(src);
+    return a;
+}
+
 /* array(obj, dtype=None, *, order='K', align, hints, kind): like numpy.array. */
 static PyObject *py_array(PyObject *self, PyObject *args, PyObject *kw)
 {
@@ -640,17 +663,7 @@ static PyObject *py_array(PyObject *self, PyObject *args, PyObject *kw)
                                      PyArray_DescrConverter2, &descr, &order_o, &align, &hints,
                                      &kind))
         return NULL;
-    if (parse_kind("array", kind) < 0) {
-        Py_XDECREF(descr);
-        return NULL;
-    }
-    PyArrayObject *src = (PyArrayObject *)PyArray_FromAny(obj, descr, 0, 0, 0, NULL);
-    if (!src) return NULL;
-    PyArray_Descr *d = PyArray_DESCR(src);
-    Py_INCREF(d);
-    PyObject *a = copy_of("array", src, d, 1, align, hints);
-    Py_DECREF(src);
-    return a;
+    return shaped_like("array", obj, descr, 1, align, hints, kind);
 }
 
 /* full(shape, fill_value, dtype=None, order='C', *, align, hints, kind) */
@@ -705,22 +718,7 @@ static PyObject *py_like(PyObject *self, PyObject *args, PyObject *kw)
     if (!PyArg_ParseTupleAndKeywords(args, kw, "O|O&$nlz:like", kwlist, &obj,
                                      PyArray_DescrConverter2, &descr, &align, &hints, &kind))
         return NULL;
-    if (parse_kind("like", kind) < 0) {
-        Py_XDECREF(descr);
-        return NULL;
-    }
-    PyArrayObject *src = (PyArrayObject *)PyArray_FromAny(obj, NULL, 0, 0, 0, NULL);
-    if (!src) {
-        Py_XDECREF(descr);
-        return NULL;
-    }
-    if (!descr) {
-        descr = PyArray_DESCR(src);
-        Py_INCREF(descr);
-    }
-    PyObject *a = copy_of("like", src, descr, 0, align, hints);
-    Py_DECREF(src);
-    return a;
+    return shaped_like("like", obj, descr, 0, align, hints, kind);
 }
 
 /* alloc(count, size=1, align=None, hints=None, clear=True) -> memoryview (shmem4py) */
@@ -861,29 +859,20 @@ static PyMethodDef module_methods[] = {
     { "info_get_version", py_info_get_version, METH_NOARGS, "OpenSHMEM version (major, minor)." },
     { "info_get_name", py_info_get_name, METH_NOARGS, "The library's name." },
     { "global_exit", py_global_exit, METH_VARARGS, "End every PE with status." },
-    { "empty", (PyCFunction)(void (*)(void))py_empty, METH_VARARGS | METH_KEYWORDS,
-      "empty(shape, dtype=float, order='C', *, align=None, hints=None, kind='host')" },
-    { "zeros", (PyCFunction)(void (*)(void))py_zeros, METH_VARARGS | METH_KEYWORDS,
-      "zeros(shape, dtype=float, order='C', *, align=None, hints=None, kind='host')" },
-    { "ones", (PyCFunction)(void (*)(void))py_ones, METH_VARARGS | METH_KEYWORDS,
-      "ones(shape, dtype=float, order='C', *, align=None, hints=None, kind='host')" },
-    { "full", (PyCFunction)(void (*)(void))py_full, METH_VARARGS | METH_KEYWORDS,
-      "full(shape, fill_value, dtype=None, order='C', *, align=None, hints=None, kind='host')" },
-    { "array", (PyCFunction)(void (*)(void))py_array, METH_VARARGS | METH_KEYWORDS,
-      "array(obj, dtype=None, *, order='K', align=None, hints=None, kind='host'): a symmetric copy" },
-    { "like", (PyCFunction)(void (*)(void))py_like, METH_VARARGS | METH_KEYWORDS,
-      "like(a, dtype=None, *, align=None, hints=None, kind='host'): zeros shaped like a" },
-    { "alloc", (PyCFunction)(void (*)(void))py_alloc, METH_VARARGS | METH_KEYWORDS,
-      "alloc(count, size=1, align=None, hints=None, clear=True) -> memoryview of a symmetric block" },
+    SP_KW("empty", py_empty, "empty(shape, dtype=float, order='C', *, align=None, hints=None, kind='host')"),
+    SP_KW("zeros", py_zeros, "zeros(shape, dtype=float, order='C', *, align=None, hints=None, kind='host')"),
+    SP_KW("ones", py_ones, "ones(shape, dtype=float, order='C', *, align=None, hints=None, kind='host')"),
+    SP_KW("full", py_full, "full(shape, fill_value, dtype=None, order='C', *, align=None, hints=None, kind='host')"),
+    SP_KW("array", py_array, "array(obj, dtype=None, *, order='K', align=None, hints=None, kind='host'): a symmetric copy"),
+    SP_KW("like", py_like, "like(a, dtype=None, *, align=None, hints=None, kind='host'): zeros shaped like a"),
+    SP_KW("alloc", py_alloc, "alloc(count, size=1, align=None, hints=None, clear=True) -> memoryview of a symmetric block"),
     { "free", py_free, METH_O, "free(a): free a symmetric array or alloc() memoryview now (collective)." },
     { "collect_garbage", py_collect_garbage, METH_NOARGS,
       "Free the blocks every PE has dropped (collective); returns how many." },
     { "pending_frees", py_pending_frees, METH_NOARGS,
       "Addresses of blocks dropped on this PE and not freed yet." },
-    { "peer", (PyCFunction)(void (*)(void))py_peer, METH_VARARGS | METH_KEYWORDS,
-      "peer(a, pe): a view of PE pe's copy of a when mapped here, else None." },
-    { "ptr", (PyCFunction)(void (*)(void))py_peer, METH_VARARGS | METH_KEYWORDS,
-      "ptr(a, pe): the same as peer (shmem4py's name)." },
+    SP_KW("peer", py_peer, "peer(a, pe): a view of PE pe's copy of a when mapped here, else None."),
+    SP_KW("ptr", py_peer, "ptr(a, pe): the same as peer (shmem4py's name)."),
     { "heap_info", py_heap_info, METH_NOARGS, "This PE's symmetric heap occupancy (dict)." },
     { "heap_report", py_heap_report, METH_VARARGS, "heap_report(prefix=None): write the heap report." },
     { NULL, NULL, 0, NULL }
