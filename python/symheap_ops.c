@@ -666,23 +666,17 @@ static PyObject *ordering(PyObject *args, const char *fn, void (*call)(void))
 static PyObject *py_fence(PyObject *s, PyObject *a) { (void)s; return ordering(a, "fence", shmem_fence); }
 static PyObject *py_quiet(PyObject *s, PyObject *a) { (void)s; return ordering(a, "quiet", shmem_quiet); }
 
-static PyObject *py_barrier_all(PyObject *s, PyObject *n)
+/* barrier_all, sync_all: a garbage round, then the world-wide call (GIL released). */
+static PyObject *world_sync(const char *fn, void (*call)(void))
 {
-    (void)s, (void)n;
-    if (sp_gc_point("barrier_all") < 0) return NULL;
-    Py_BEGIN_ALLOW_THREADS shmem_barrier_all();
+    if (sp_gc_point(fn) < 0) return NULL;
+    Py_BEGIN_ALLOW_THREADS call();
     Py_END_ALLOW_THREADS
     Py_RETURN_NONE;
 }
 
-static PyObject *py_sync_all(PyObject *s, PyObject *n)
-{
-    (void)s, (void)n;
-    if (sp_gc_point("sync_all") < 0) return NULL;
-    Py_BEGIN_ALLOW_THREADS shmem_sync_all();
-    Py_END_ALLOW_THREADS
-    Py_RETURN_NONE;
-}
+static PyObject *py_barrier_all(PyObject *s, PyObject *n) { (void)s, (void)n; return world_sync("barrier_all", shmem_barrier_all); }
+static PyObject *py_sync_all(PyObject *s, PyObject *n) { (void)s, (void)n; return world_sync("sync_all", shmem_sync_all); }
 
 /* ---- Teams ----------------------------------------------------------------------- */
 
