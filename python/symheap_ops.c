@@ -145,6 +145,18 @@ static ptrdiff_t elem_stride(PyArrayObject *a)
     return st > 0 && st % esz == 0 ? (ptrdiff_t)(st / esz) : 0;
 }
 
+/* The arguments every put/get shares: target (writable) and source arrays of
+ * one dtype, pe in range, size (default: what both hold). */
+static int rma_args(const char *fn, PyObject *to, PyObject *so, long pe, PyObject *size_o,
+                    PyObject *ctx, PyArrayObject **t, PyArrayObject **s, size_t *n)
+{
+    *t = sp_array(fn, "target", to, 1);
+    *s = *t ? sp_array(fn, "source", so, 0) : NULL;
+    if (!*s || no_ctx(fn, ctx) < 0 || same_dtype(fn, *t, *s) < 0 || ensure_pe(fn, pe) < 0)
+        return -1;
+    return parse_size(fn, size_o, min_sz((size_t)PyArray_SIZE(*t), (size_t)PyArray_SIZE(*s)), n);
+}
+
 /* put/get/put_nbi/get_nbi(target, source, pe, size=None, ctx=None) */
 static PyObject *rma(PyObject *args, PyObject *kw, const char *fn, int is_put, int nbi)
 {
@@ -155,11 +167,9 @@ static PyObject *rma(PyObject *args, PyObject *kw, const char *fn, int is_put, i
     snprintf(fmt, sizeof fmt, "OOl|OO:%s", fn);
     if (!PyArg_ParseTupleAndKeywords(args, kw, fmt, kwlist, &to, &so, &pe, &size_o, &ctx))
         return NULL;
-    PyArrayObject *t = sp_array(fn, "target", to, 1), *s = t ? sp_array(fn, "source", so, 0) : NULL;
+    PyArrayObject *t, *s;
     size_t n;
-    if (!s || no_ctx(fn, ctx) < 0 || same_dtype(fn, t, s) < 0 || ensure_pe(fn, pe) < 0 ||
-        parse_size(fn, size_o, min_sz((size_t)PyArray_SIZE(t), (size_t)PyArray_SIZE(s)), &n) < 0)
-        return NULL;
+    if (rma_args(fn, to, so, pe, size_o, ctx, &t, &s, &n) < 0) return NULL;
     PyArrayObject *sym = is_put ? t : s, *loc = is_put ? s : t;
     if (sym_elems(fn, is_put ? "target" : "source", sym, n) < 0) return NULL;
     if (n == 0) Py_RETURN_NONE;
@@ -587,11 +597,9 @@ static PyObject *put_signal(PyObject *args, PyObject *kw, int nbi)
     if (!PyArg_ParseTupleAndKeywords(args, kw, nbi ? "OOlOKi|OO:put_signal_nbi" : "OOlOKi|OO:put_signal",
                                      kwlist, &to, &so, &pe, &sig_o, &value, &sigop, &size_o, &ctx))
         return NULL;
-    PyArrayObject *t = sp_array(fn, "target", to, 1), *s = t ? sp_array(fn, "source", so, 0) : NULL;
+    PyArrayObject *t, *s;
     size_t n;
-    if (!s || no_ctx(fn, ctx) < 0 || same_dtype(fn, t, s) < 0 || ensure_pe(fn, pe) < 0 ||
-        parse_size(fn, size_o, min_sz((size_t)PyArray_SIZE(t), (size_t)PyArray_SIZE(s)), &n) < 0)
-        return NULL;
+    if (rma_args(fn, to, so, pe, size_o, ctx, &t, &s, &n) < 0) return NULL;
     uint64_t *sig = signal_arg(fn, sig_o);
     if (!sig) return NULL;
     if (sigop != SHMEM_SIGNAL_SET && sigop != SHMEM_SIGNAL_ADD)
