@@ -61,7 +61,7 @@ struct blk {
 };
 static struct blk *reg;
 static size_t reg_n, reg_cap, reg_pending;
-static long *ctl; /* 2 symmetric longs for the garbage round's reduction */
+static long *ctl; /* 4 symmetric longs for the garbage round's reduction */
 
 /* Index of the first entry with addr > p. */
 static size_t reg_upper(uintptr_t p)
@@ -161,9 +161,9 @@ static int start(void)
     symheap_py.npes = shmem_n_pes();
     symheap_py.inited = 1;
     symheap_py.finalized = 0;
-    ctl = shmem_malloc(2 * sizeof *ctl);
+    ctl = shmem_malloc(4 * sizeof *ctl);
     if (!ctl) {
-        sp_raise(PyExc_MemoryError, "init", "no room for 16 bytes in the symmetric heap; "
+        sp_raise(PyExc_MemoryError, "init", "no room for 32 bytes in the symmetric heap; "
                  "set SHMEM_SYMMETRIC_SIZE larger");
         return -1;
     }
@@ -199,10 +199,13 @@ static int cmp_u64(const void *a, const void *b)
 /* One round: returns the number of blocks freed, or -1 with an exception. */
 static long gc_round(const char *fn)
 {
+    /* One reduction gives the longest list and the shortest (as -max(-n)): a
+     * PE with nothing pending means nothing can be freed everywhere. */
     ctl[0] = (long)reg_pending;
-    shmem_long_max_reduce(SHMEM_TEAM_WORLD, &ctl[1], &ctl[0], 1);
-    size_t r = (size_t)ctl[1];
-    if (r == 0) return 0;
+    ctl[1] = -(long)reg_pending;
+    shmem_long_max_reduce(SHMEM_TEAM_WORLD, &ctl[2], &ctl[0], 2);
+    size_t r = (size_t)ctl[2];
+    if (r == 0 || ctl[3] == 0) return 0;
     size_t np = (size_t)symheap_py.npes;
     uint64_t *buf = shmem_malloc((np + 1) * r * sizeof *buf);
     if (!buf) {
