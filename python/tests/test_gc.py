@@ -111,6 +111,32 @@ def test_signals_and_views_keep_blocks_alive():
     assert live() == base
 
 
+def test_random_drops_keep_live_arrays_intact():
+    """Many rounds: all PEs allocate, each drops its own random choice; an array
+    still held anywhere keeps its memory (a wrong free would let a new array
+    reuse it and overwrite the pattern)."""
+    settle()
+    base = live()
+    rng = random.Random(7 + 31 * me)
+    held = {}
+    for step in range(40):
+        a = shm.empty(1 + step % 7 * 9, np.int64)   # the same size on every PE
+        a[:] = step * 1000 + me
+        held[step] = a
+        for k in [k for k in held if rng.random() < 0.3]:
+            del held[k]
+        if step % 5 == 0:
+            gc.collect()
+        shm.barrier_all()
+        arr = None
+        for k, arr in held.items():
+            assert (arr == k * 1000 + me).all(), (step, k)
+    held.clear()
+    del a, arr                                 # the loop's names hold arrays too
+    shm.collect_garbage()
+    assert live() == base and shm.pending_frees() == []
+
+
 def test_finalize_frees_everything_last():
     """Last test: arrays left alive are freed by finalize; one dropped on some PEs
     only is named in the error those PEs raise."""
