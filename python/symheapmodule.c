@@ -402,15 +402,19 @@ static Block *block_new(const char *fn, size_t nbytes, Py_ssize_t align, long hi
         return NULL;
     }
     Block *b = PyObject_New(Block, &Block_Type);
+    if (b) {
+        b->ptr = p;
+        b->nbytes = n;
+        b->epoch = symheap_py.epoch;
+        b->freed = 1; /* until registered: its dealloc must not mark it pending */
+    }
     if (!b || reg_insert((uintptr_t)p, n) < 0) {
-        /* Every PE fails alike only for a Python-side out-of-memory: leave it allocated. */
+        /* Out of Python memory on this PE only: the block stays allocated (a
+         * leak finalize cannot see) rather than freed by one PE alone. */
         Py_XDECREF(b);
         PyErr_NoMemory();
         return NULL;
     }
-    b->ptr = p;
-    b->nbytes = n;
-    b->epoch = symheap_py.epoch;
     b->freed = 0;
     return b;
 }
