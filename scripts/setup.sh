@@ -10,7 +10,10 @@
 # its tests (ctest -L pmix): libpmix-dev (pmix.h; configure finds it) and
 # openmpi-bin (mpirun); for the UCX transport between nodes (docs/cluster.md)
 # libucx-dev (ucp.h; configure finds it), and for its tests (ctest -L
-# multinode, network namespaces) iproute2.  Packages already installed are
+# multinode, network namespaces) iproute2; for the Python module (python/,
+# docs/python.md) and its tests, Debian's python3-dev, python3-numpy and
+# python3-pytest (CMake uses /usr/bin/python3, not a pyenv/venv python3 first
+# on PATH).  Packages already installed are
 # left alone and nothing is
 # printed; missing ones are installed with apt-get, non-interactively,
 # through sudo when not root.  Elsewhere it only checks the commands and says
@@ -18,7 +21,7 @@
 set -euo pipefail
 
 packages=(gcc make cmake pkg-config autoconf automake clang libclang-rt-14-dev openmpi-bin libopenmpi-dev libpmix-dev
-          libucx-dev iproute2)
+          libucx-dev iproute2 python3-dev python3-numpy python3-pytest)
 
 have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'; }
 

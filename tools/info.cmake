@@ -34,6 +34,11 @@ if(SYMHEAP_HAVE_CUDA)
 else()
   string(APPEND _shmi_parts "  GPU heap (CUDA): no (no CUDA compiler at configure time, or -DSYMHEAP_CUDA=OFF)\\n")
 endif()
+if(SYMHEAP_HAVE_PYTHON) # cmake/Python.cmake
+  string(APPEND _shmi_parts "  Python module (python/): yes, for ${Python3_EXECUTABLE} ${Python3_VERSION} with NumPy ${Python3_NumPy_VERSION}\\n")
+else()
+  string(APPEND _shmi_parts "  Python module (python/): no, ${SYMHEAP_PYTHON_WHY}\\n")
+endif()
 target_compile_definitions(symheap-info PRIVATE
   "SYMHEAP_PARTS=\"${_shmi_parts}\""
   "SYMHEAP_VERSION=\"${PROJECT_VERSION}\""
