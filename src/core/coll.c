@@ -145,6 +145,7 @@ int shmi_bcast_push(const char *fn, struct shmem_team_s *t, void *dest, const vo
     char *d = n ? shmi_sym(fn, "dest", dest, n, shmi_g.me) : NULL;
     const char *s = n ? shmi_sym(fn, "source", source, n, shmi_g.me) : NULL;
     if (d) shmi_check_span(fn, "dest", dest, n, NULL);
+    if (s && t->rank == root) shmi_check_span(fn, "source", source, n, NULL);
     uint64_t a1 = (uint64_t)root << 8 | elem, a2 = n ? shmi_sym_key(dest) : 0;
     uint64_t seq = shmi_push_enter(t, fn, SHMI_OP_BROADCAST, n, a1, a2);
     if (t->rank != root) {
@@ -153,7 +154,6 @@ int shmi_bcast_push(const char *fn, struct shmem_team_s *t, void *dest, const vo
         shmi_push_done(t, seq);
         return 0;
     }
-    if (s) shmi_check_span(fn, "source", source, n, NULL);
     uint64_t w = seq << 24 | (uint64_t)SHMI_OP_BROADCAST << 16 | (uint64_t)root;
     for (int k = 1; k < t->size; k++) { /* from the root's right neighbour on */
         struct shmi_ctl *peer = shmi_ctl_of(shmi_team_pe(t, (root + k) % t->size));

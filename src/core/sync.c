@@ -553,6 +553,10 @@ static void push_check_peer(struct shmem_team_s *t, const char *fn, int k,
         if (!sig_same(&theirs, mine)) sig_fatal(t, fn, mine, k, &theirs, e);
         return;
     }
+    /* Not yet in it, but in a barrier we are not in.  (A member still waiting
+     * in the push before ours shows that epoch too, with the push's op: only
+     * broadcasts are pushed, so an op equal to ours is no mismatch; a pulled
+     * broadcast with the same seq was caught by the signature above.) */
     unsigned op = (unsigned)(cw & ((1u << BAR_SHIFT) - 1));
     if (sq < mine->seq && cw >> BAR_SHIFT == e && op != mine->op && op != SHMI_OP_NONE)
         bar_mismatch(t, fn, e, mine->op, k, op);
