@@ -129,6 +129,47 @@ int shmi_bcast_local(const char *fn, struct shmem_team_s *t, void *dest, const v
     return 0;
 }
 
+/* Push (more members than CPUs, issue 19): with a barrier, every member
+ * needs a CPU before anyone leaves, so a small broadcast costs several
+ * scheduler turns on every PE.  Instead the root writes the bytes into each
+ * member's stage (the parity of this seq), then the push word that says
+ * so, rings it and returns; a member waits for its own word only.  The
+ * arguments are compared on every PE without a barrier (team.h: push
+ * collectives); the stage is free to write because the guard in
+ * shmi_push_enter made sure that every member entered the collective
+ * before (so read its stage of seq - 2).  Larger broadcasts: the pulls. */
+int shmi_bcast_push(const char *fn, struct shmem_team_s *t, void *dest, const void *source,
+                    size_t n, size_t elem, int root)
+{
+    if (n > SHMI_STAGE_BYTES) return shmi_bcast_local(fn, t, dest, source, n, elem, root);
+    char *d = n ? shmi_sym(fn, "dest", dest, n, shmi_g.me) : NULL;
+    const char *s = n ? shmi_sym(fn, "source", source, n, shmi_g.me) : NULL;
+    if (d) shmi_check_span(fn, "dest", dest, n, NULL);
+    if (s && t->rank == root) shmi_check_span(fn, "source", source, n, NULL);
+    uint64_t a1 = (uint64_t)root << 8 | elem, a2 = n ? shmi_sym_key(dest) : 0;
+    uint64_t seq = shmi_push_enter(t, fn, SHMI_OP_BROADCAST, n, a1, a2);
+    if (t->rank != root) {
+        shmi_push_wait(t, fn, root, seq);
+        if (n) memcpy(d, shmi_g.ctl->team[t->slot].stage[seq & 1], n);
+        shmi_push_done(t, seq);
+        return 0;
+    }
+    uint64_t w = seq << 24 | (uint64_t)SHMI_OP_BROADCAST << 16 | (uint64_t)root;
+    for (int k = 1; k < t->size; k++) { /* from the root's right neighbour on */
+        struct shmi_ctl *peer = shmi_ctl_of(shmi_team_pe(t, (root + k) % t->size));
+        struct shmi_tsync *ps = &peer->team[t->slot];
+        struct shmi_push *p = &ps->push[seq & 1];
+        if (n) memcpy(ps->stage[seq & 1], s, n);
+        p->arg[0] = n, p->arg[1] = a1, p->arg[2] = a2;
+        __atomic_store_n(&p->w, w, __ATOMIC_RELEASE);
+        shmi_ring_sync(&peer->bell);
+    }
+    shmi_push_check_root(t, fn, seq);
+    if (n && d != s) memmove(d, s, n);
+    shmi_push_done(t, seq);
+    return 0;
+}
+
 /* Broadcast on a team spanning nodes, after the entering barrier: members
  * on the root's node copy from the root through the mapping; on every other
  * node one network transfer reaches the node's leader (its lowest rank), a

@@ -83,6 +83,9 @@ struct shmi_coll_algs {
     /* For memory the CPU cannot load or store (GPU): the row that moves it
      * through the transport. */
     const struct shmi_coll_algs *dev;
+    /* 1: some entry pushes (team.h: no barrier), so its barriers and checked
+     * collectives look for a push they are not part of (sync.c) */
+    int push;
 };
 
 /* The row for team t (its members, stride and size set; parent: the team
@@ -136,6 +139,10 @@ int shmi_bar_two_level(struct shmem_team_s *t, const char *fn, unsigned op, uint
 SHMI_COLL_DECL(local)
 SHMI_COLL_DECL(nodes)
 #undef SHMI_COLL_DECL
+/* Node-local, more members than CPUs: a small broadcast pushed by the root
+ * (coll.c; larger ones as shmi_bcast_local). */
+int shmi_bcast_push(const char *fn, struct shmem_team_s *t, void *dest, const void *source,
+                    size_t n, size_t elem, int root);
 int shmi_bcast_tp(const char *fn, struct shmem_team_s *t, void *dest, const void *source,
                   size_t n, size_t elem, int root);
 int shmi_bcast_tp_nodes(const char *fn, struct shmem_team_s *t, void *dest, const void *source,

@@ -57,9 +57,12 @@ static const struct shmi_coll_algs dev_nodes = {
 static const struct shmi_coll_algs node_local = {
     .name = "node-local", .barrier = shmi_bar_dissemination, SHMI_HOST_ROW(local, dev_local),
 };
-static const struct shmi_coll_algs node_local_central = {
-    .name = "node-local, central barrier", .barrier = shmi_bar_central,
-    SHMI_HOST_ROW(local, dev_local),
+/* More members than CPUs: the central barrier, and a small broadcast is pushed by its root, which
+ * returns at once, instead of a barrier that needs every member to get a
+ * CPU before anyone leaves (measured: docs/performance.md, issue 19). */
+static const struct shmi_coll_algs node_local_push = {
+    .name = "node-local, central barrier, push broadcast", .barrier = shmi_bar_central,
+    SHMI_DEV_ROW(local, shmi_bcast_push), .dev = &dev_local, .push = 1,
 };
 static const struct shmi_coll_algs two_level = {
     .name = "two-level across nodes", .barrier = shmi_bar_two_level,
@@ -72,5 +75,5 @@ const struct shmi_coll_algs *shmi_coll_choose(const struct shmem_team_s *t,
     /* a split of a node-local team is node-local: no member to ask about */
     int local = parent && parent->algs != &two_level ? 1 : all_mapped(t);
     if (!local) return &two_level;
-    return central(t->size) ? &node_local_central : &node_local;
+    return central(t->size) ? &node_local_push : &node_local;
 }

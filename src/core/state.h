@@ -101,8 +101,16 @@ struct shmi_tsync {
     _Alignas(64) uint64_t release; /* central barrier: epoch released (by the last one) */
     _Alignas(64) uint64_t ready;   /* teams spanning nodes: the collective (seq) whose data
                                       this node's leader has fetched (coll.c broadcast) */
-    /* small collectives: the member's data, by parity of seq; read by peers */
+    /* small collectives: the member's data, by parity of seq; read by peers.
+     * With a push broadcast (coll.c, issue 19) the root writes it instead. */
     _Alignas(64) unsigned char stage[2][SHMI_STAGE_BYTES];
+    /* push broadcast: what a root pushed into stage, by parity of seq; w
+     * (written last) = seq << 24 | op << 16 | the root's team rank, arg: its
+     * signature's arguments, which the receiver compares with its own */
+    _Alignas(64) struct shmi_push {
+        uint64_t w;
+        uint64_t arg[3];
+    } push[2];
 };
 
 /* Per-PE control block at the start of the symmetric heap: peers reach it with

@@ -76,6 +76,8 @@ static inline void bar_check(const struct shmem_team_s *t, const char *fn, const
 
 static int barrier_sig(struct shmem_team_s *t, const char *fn, enum shmi_coll_op op,
                        const uint64_t *arg);
+static void push_check_in(struct shmem_team_s *t, const char *fn, enum shmi_coll_op op,
+                          uint64_t e);
 
 /* ---- Two levels: teams spanning nodes (issue 9) ------------------------------
  * A flat dissemination barrier over n members spanning nodes sends about
@@ -246,7 +248,9 @@ static int barrier_sig(struct shmem_team_s *t, const char *fn, enum shmi_coll_op
         struct shmi_cur *c = &shmi_g.ctl->team[t->slot].cur[e & 1];
         c->site = (uint64_t)(uintptr_t)shmi_call_site;
         c->exe = shmi_exe_bias();
-        __atomic_store_n(&c->w, e << BAR_SHIFT | op, __ATOMIC_RELAXED);
+        /* release: a PE that sees it also sees what we wrote before (push.c) */
+        __atomic_store_n(&c->w, e << BAR_SHIFT | op, __ATOMIC_RELEASE);
+        if (t->algs->push) push_check_in(t, fn, op, e);
     }
     return t->algs->barrier(t, fn, op, e, arg);
 }
@@ -315,6 +319,15 @@ int shmi_bar_dissemination(struct shmem_team_s *t, const char *fn, unsigned op, 
 
 void shmi_barrier(void) { shmi_team_barrier(SHMEM_TEAM_WORLD); }
 
+static int sig_same(const struct shmi_sig *a, const struct shmi_sig *b)
+{
+    return a->seq == b->seq && a->op == b->op && !memcmp(a->arg, b->arg, sizeof a->arg);
+}
+
+static _Noreturn void sig_fatal(const struct shmem_team_s *t, const char *fn,
+                                const struct shmi_sig *mine, int other,
+                                const struct shmi_sig *theirs, uint64_t e);
+
 static void check_sig(const struct shmem_team_s *t, const char *fn, const struct shmi_sig *mine,
                       int against)
 {
@@ -326,21 +339,29 @@ static void check_sig(const struct shmem_team_s *t, const char *fn, const struct
     for (;;) {
         shmi_peer_read(fn, &theirs, &shmi_g.ctl->team[t->slot].sig[mine->seq & 1],
                        sizeof theirs, shmi_team_pe(t, other));
-        int same = theirs.seq == mine->seq && theirs.op == mine->op &&
-                   !memcmp(theirs.arg, mine->arg, sizeof mine->arg);
-        if (!same) break;
+        if (!sig_same(&theirs, mine)) break;
         if (against < 0 || other == against) return;
         other = against;
     }
+    sig_fatal(t, fn, mine, other, &theirs, t->epoch);
+}
+
+/* Our signature mine differs from team rank other's, theirs; e: the
+ * barrier epoch whose `cur` words say where each PE called from. */
+static _Noreturn void sig_fatal(const struct shmem_team_s *t, const char *fn,
+                                const struct shmi_sig *mine, int other,
+                                const struct shmi_sig *theirs_in, uint64_t e)
+{
+    struct shmi_sig theirs = *theirs_in;
     if (theirs.seq == mine->seq && theirs.op != mine->op) /* another call: name every PE's */
-        bar_mismatch(t, fn, t->epoch, mine->op, other, theirs.op);
+        bar_mismatch(t, fn, e, mine->op, other, theirs.op);
     char a[400], b[400];
     shmi_op_describe(mine, a, sizeof a);
     shmi_op_describe(&theirs, b, sizeof b);
     /* where: ours from this thread, the other's from what it published with
      * the barrier just passed */
     struct shmi_cur c0;
-    shmi_peer_read(fn, &c0, &shmi_g.ctl->team[t->slot].cur[t->epoch & 1], sizeof c0,
+    shmi_peer_read(fn, &c0, &shmi_g.ctl->team[t->slot].cur[e & 1], sizeof c0,
                    shmi_team_pe(t, other));
     size_t na = strlen(a), nb = strlen(b);
     shmi_site_of((uint64_t)(uintptr_t)shmi_call_site, shmi_exe_bias(), a + na, sizeof a - na);
@@ -413,13 +434,26 @@ static _Noreturn void bar_mismatch(const struct shmem_team_s *t, const char *fn,
                fn ? fn : "barrier", shmi_op_name(op), who, shmi_op_name(other), line);
 }
 
+/* Our signature of collective seq, its seq word written last: a PE that
+ * reads that word (acquire) equal to seq reads the arguments of this call. */
+static struct shmi_sig *sig_publish(struct shmi_tsync *s, uint64_t seq, enum shmi_coll_op op,
+                                    uint64_t a0, uint64_t a1, uint64_t a2)
+{
+    struct shmi_sig *mine = &s->sig[seq & 1];
+    mine->op = op;
+    mine->pad = 0;
+    mine->arg[0] = a0, mine->arg[1] = a1, mine->arg[2] = a2;
+    __atomic_store_n(&mine->seq, seq, __ATOMIC_RELEASE);
+    return mine;
+}
+
 uint64_t shmi_team_enter(struct shmem_team_s *t, const char *fn, enum shmi_coll_op op,
                          uint64_t a0, uint64_t a1, uint64_t a2, const uint64_t *pub, int npub)
 {
+    shmi_team_push_guard(t);
     uint64_t seq = ++t->seq;
     struct shmi_tsync *s = &shmi_g.ctl->team[t->slot];
-    struct shmi_sig *mine = &s->sig[seq & 1];
-    *mine = (struct shmi_sig){ seq, op, 0, { a0, a1, a2 } };
+    struct shmi_sig *mine = sig_publish(s, seq, op, a0, a1, a2);
     for (int i = 0; i < npub; i++) s->pub[seq & 1][i] = pub[i];
     shmi_quiet();
     /* The signature's arguments ride with the barrier to the right neighbour;
@@ -436,4 +470,164 @@ void shmi_barrier_checked(const char *fn, enum shmi_coll_op op, uint64_t a0, uin
                           uint64_t a2)
 {
     shmi_team_enter(SHMEM_TEAM_WORLD, fn, op, a0, a1, a2, NULL, 0);
+}
+
+/* ---- Push collectives (team.h, coll.c: issue 19) ----------------------------- */
+
+#define PUSH_SEQ(w) ((w) >> 24)
+#define PUSH_OP(w) ((unsigned)((w) >> 16) & 0xff)
+#define PUSH_ROOT(w) ((int)((w) & 0xffff))
+
+/* The signature a push word stands for (its writer's). */
+static struct shmi_sig push_sig(const struct shmi_push *p, uint64_t w)
+{
+    struct shmi_sig s = { PUSH_SEQ(w), PUSH_OP(w), 0, { 0, 0, 0 } };
+    for (int i = 0; i < 3; i++) s.arg[i] = __atomic_load_n(&p->arg[i], __ATOMIC_RELAXED);
+    return s;
+}
+
+/* A barrier or checked collective on a push team (barrier_sig, after our
+ * `cur`): a push of the collective we would have made (seq + 1 for a
+ * barrier, seq for a checked collective, already counted) means its root
+ * is in another call than ours.  The fence pairs with the root's after its
+ * pushes: if it does not see our `cur`/sig, we see its push word. */
+static void push_check_in(struct shmem_team_s *t, const char *fn, enum shmi_coll_op op,
+                          uint64_t e)
+{
+    if (shmi_checks == SHMI_CHECKS_OFF) return;
+    uint64_t s = op == SHMI_OP_BARRIER ? t->seq + 1 : t->seq;
+    struct shmi_tsync *mine = &shmi_g.ctl->team[t->slot];
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    uint64_t w = __atomic_load_n(&mine->push[s & 1].w, __ATOMIC_ACQUIRE);
+    if (PUSH_SEQ(w) != s) return;
+    if (PUSH_OP(w) != op) bar_mismatch(t, fn, e, op, PUSH_ROOT(w), PUSH_OP(w));
+    struct shmi_sig theirs = push_sig(&mine->push[s & 1], w);
+    sig_fatal(t, fn, &mine->sig[s & 1], PUSH_ROOT(w), &theirs, e);
+}
+
+void shmi_team_push_settle(struct shmem_team_s *t)
+{
+    for (int k = 0; k < t->size; k++) {
+        if (k == t->rank) continue;
+        struct shmi_word_wait w = { &shmi_team_sync_of(t, k)->sig[t->seq & 1].seq, t->seq };
+        if (shmi_word_ready(&w)) continue;
+        struct shmi_wait_desc d = { "a team collective (its members entering the one before)",
+                                    NULL, -1, 0, t->seq };
+        shmi_wait_cur = &d;
+        shmi_wait_many(&shmi_g.ctl->bell, shmi_word_ready, &w);
+    }
+    t->push_seq = 0;
+}
+
+uint64_t shmi_push_enter(struct shmem_team_s *t, const char *fn, enum shmi_coll_op op,
+                         uint64_t a0, uint64_t a1, uint64_t a2)
+{
+    (void)fn;
+    shmi_team_push_guard(t);
+    uint64_t seq = ++t->seq, e = t->epoch + 1;
+    struct shmi_tsync *s = &shmi_g.ctl->team[t->slot];
+    sig_publish(s, seq, op, a0, a1, a2);
+    /* the barrier we did not make: where we are, for anyone's report */
+    struct shmi_cur *c = &s->cur[e & 1];
+    c->site = (uint64_t)(uintptr_t)shmi_call_site;
+    c->exe = shmi_exe_bias();
+    __atomic_store_n(&c->w, e << BAR_SHIFT | op, __ATOMIC_RELEASE);
+    shmi_quiet();
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    return seq;
+}
+
+/* Team rank k is in another call than ours (signature mine, barrier epoch
+ * e): fatal.  Its `cur` first, then its signature (both acquire): a PE that
+ * is in this collective wrote its signature before any later `cur`. */
+static void push_check_peer(struct shmem_team_s *t, const char *fn, int k,
+                            const struct shmi_sig *mine, uint64_t e)
+{
+    const struct shmi_tsync *o = shmi_team_sync_of(t, k);
+    uint64_t cw = __atomic_load_n(&o->cur[e & 1].w, __ATOMIC_ACQUIRE);
+    const struct shmi_sig *os = &o->sig[mine->seq & 1];
+    uint64_t sq = __atomic_load_n(&os->seq, __ATOMIC_ACQUIRE);
+    if (sq == mine->seq) {
+        struct shmi_sig theirs = { sq, __atomic_load_n(&os->op, __ATOMIC_RELAXED), 0, { 0 } };
+        for (int i = 0; i < 3; i++) theirs.arg[i] = __atomic_load_n(&os->arg[i], __ATOMIC_RELAXED);
+        if (!sig_same(&theirs, mine)) sig_fatal(t, fn, mine, k, &theirs, e);
+        return;
+    }
+    /* Not yet in it, but in a barrier we are not in.  (A member still waiting
+     * in the push before ours shows that epoch too, with the push's op: only
+     * broadcasts are pushed, so an op equal to ours is no mismatch; a pulled
+     * broadcast with the same seq was caught by the signature above.) */
+    unsigned op = (unsigned)(cw & ((1u << BAR_SHIFT) - 1));
+    if (sq < mine->seq && cw >> BAR_SHIFT == e && op != mine->op && op != SHMI_OP_NONE)
+        bar_mismatch(t, fn, e, mine->op, k, op);
+}
+
+void shmi_push_check_root(struct shmem_team_s *t, const char *fn, uint64_t seq)
+{
+    if (shmi_checks == SHMI_CHECKS_OFF) return;
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    struct shmi_tsync *s = &shmi_g.ctl->team[t->slot];
+    const struct shmi_sig *mine = &s->sig[seq & 1];
+    uint64_t e = t->epoch + 1;
+    uint64_t w = __atomic_load_n(&s->push[seq & 1].w, __ATOMIC_ACQUIRE);
+    if (PUSH_SEQ(w) == seq) { /* another PE pushed this collective to us: a second root */
+        struct shmi_sig theirs = push_sig(&s->push[seq & 1], w);
+        sig_fatal(t, fn, mine, PUSH_ROOT(w), &theirs, e);
+    }
+    for (int k = 0; k < t->size; k++)
+        if (k != t->rank) push_check_peer(t, fn, k, mine, e);
+}
+
+struct push_wait {
+    const struct shmi_push *box;  /* ours */
+    const struct shmi_tsync *root; /* the root's slot */
+    const struct shmi_sig *mine;
+    uint64_t e;
+};
+
+/* The push arrived, or the root shows that it is in another call (its
+ * signature of this collective differs, or it is in a barrier without
+ * having entered this collective). */
+static int push_ready(const void *arg)
+{
+    const struct push_wait *p = arg;
+    uint64_t seq = p->mine->seq;
+    uint64_t cw = __atomic_load_n(&p->root->cur[p->e & 1].w, __ATOMIC_ACQUIRE);
+    const struct shmi_sig *rs = &p->root->sig[seq & 1];
+    uint64_t sq = __atomic_load_n(&rs->seq, __ATOMIC_ACQUIRE);
+    if (PUSH_SEQ(__atomic_load_n(&p->box->w, __ATOMIC_ACQUIRE)) >= seq) return 1;
+    if (shmi_checks == SHMI_CHECKS_OFF) return 0;
+    if (sq == seq) {
+        if (__atomic_load_n(&rs->op, __ATOMIC_RELAXED) != p->mine->op) return 1;
+        for (int i = 0; i < 3; i++)
+            if (__atomic_load_n(&rs->arg[i], __ATOMIC_RELAXED) != p->mine->arg[i]) return 1;
+        return 0;
+    }
+    unsigned op = (unsigned)(cw & ((1u << BAR_SHIFT) - 1));
+    return sq < seq && cw >> BAR_SHIFT == p->e && op != p->mine->op && op != SHMI_OP_NONE;
+}
+
+void shmi_push_wait(struct shmem_team_s *t, const char *fn, int root, uint64_t seq)
+{
+    struct shmi_tsync *s = &shmi_g.ctl->team[t->slot];
+    struct shmi_push *box = &s->push[seq & 1];
+    struct push_wait p = { box, shmi_team_sync_of(t, root), &s->sig[seq & 1], t->epoch + 1 };
+    /* the root may wait for us to enter (its next push's guard) */
+    shmi_ring_sync_after_sc(&shmi_ctl_of(shmi_team_pe(t, root))->bell);
+    if (!push_ready(&p)) {
+        struct shmi_wait_desc d = { fn, NULL, -1, 0, seq };
+        shmi_wait_cur = &d;
+        shmi_wait_sync(&shmi_g.ctl->bell, push_ready, &p);
+    }
+    uint64_t w = __atomic_load_n(&box->w, __ATOMIC_ACQUIRE);
+    if (shmi_checks == SHMI_CHECKS_OFF) return;
+    if (PUSH_SEQ(w) >= seq) {
+        struct shmi_sig theirs = push_sig(box, w);
+        if (PUSH_ROOT(w) != root || !sig_same(&theirs, p.mine))
+            sig_fatal(t, fn, p.mine, PUSH_ROOT(w), &theirs, p.e);
+        return;
+    }
+    push_check_peer(t, fn, root, p.mine, p.e); /* fatal: what push_ready saw */
+    shmi_fatal("%s: collective mismatch: PE %d is in another call than this PE's %s", fn,
+               shmi_team_pe(t, root), shmi_op_name(p.mine->op));
 }

@@ -45,6 +45,8 @@ struct shmem_team_s {
     uint64_t seq;              /* checked collectives made on this team */
     shmem_team_config_t config;/* num_contexts as requested (mask applied) */
     uint64_t opsum;            /* central barrier: sum of n * op over its barriers (sync.c) */
+    uint64_t push_seq, push_epoch; /* the last push collective (seq, 0: none) and t->epoch
+                                * after it: no barrier since while epoch is unchanged */
     const struct shmi_coll_algs *algs; /* its collective algorithms (coll.h): chosen when
                                 * the team is made (node-local, two-level across nodes) */
     struct shmi_hier *hier;    /* two-level teams: its members by node, for the barrier and
@@ -124,13 +126,58 @@ const uint64_t *shmi_team_pub(const struct shmem_team_s *t, int rank, uint64_t s
 void shmi_team_pub_read(const struct shmem_team_s *t, int rank, uint64_t seq, uint64_t *dst,
                         int nwords, const char *fn);
 
+/* ---- Push collectives (coll.c, issue 19) -------------------------------------
+ * A small broadcast on a team with more members than CPUs has no barrier:
+ * the root writes its data into every member's stage (and a word saying so,
+ * struct shmi_push) and returns; each member waits for its own word.  The
+ * signature is still compared on every PE: each participant publishes it
+ * (sig, cur) before it writes or waits, the receiver compares the root's
+ * arguments that came with the data, a member waiting also watches the
+ * root's published call (a root in another collective or a barrier), and
+ * the root, after a full fence, reads every member's (a member that is in
+ * another call, or a second root) while every barrier and checked
+ * collective on such a team looks for a push it is not part of
+ * (shmi_push_check_in): on each side of a mismatch one PE sees the other's
+ * write, so it is reported, never waited for.
+ *
+ * Without a barrier, the double-buffered slot words (stage, pub, push) of
+ * collective seq may be rewritten at seq + 2 only after every member has
+ * entered seq + 1: the first collective after a push, with no barrier
+ * since, waits for that (shmi_team_push_guard) before it writes any. */
+void shmi_team_push_settle(struct shmem_team_s *t);
+static inline void shmi_team_push_guard(struct shmem_team_s *t)
+{
+    if (__builtin_expect(t->push_seq != 0, 0) && t->push_seq == t->seq &&
+        t->epoch == t->push_epoch)
+        shmi_team_push_settle(t);
+}
+/* Start of a push collective: the guard, then our signature (sig, cur)
+ * published and a full fence.  Returns its seq. */
+uint64_t shmi_push_enter(struct shmem_team_s *t, const char *fn, enum shmi_coll_op op,
+                         uint64_t a0, uint64_t a1, uint64_t a2);
+/* The root, after writing every member's push word and a full fence:
+ * fatal when another PE pushed the same collective, or a member is in
+ * another call (signature, or a barrier). */
+void shmi_push_check_root(struct shmem_team_s *t, const char *fn, uint64_t seq);
+/* A member: wait (the library's wait, watchdog included) until team rank
+ * root's push of collective seq is in our slot, its arguments equal ours;
+ * fatal on a mismatch, including a root that is in another call. */
+void shmi_push_wait(struct shmem_team_s *t, const char *fn, int root, uint64_t seq);
+/* End of a push collective, on every participant. */
+static inline void shmi_push_done(struct shmem_team_s *t, uint64_t seq)
+{
+    t->push_seq = seq;
+    t->push_epoch = t->epoch;
+}
+
 /* Small collectives (coll.c, reduce.c): a member copies up to
  * SHMI_STAGE_BYTES of its data into shmi_team_stage_next before
  * shmi_team_enter; after it, peers read them with shmi_team_stage.  The
  * buffers are double-buffered like the published words, so no closing
  * barrier is needed: one barrier per small collective instead of two. */
-static inline unsigned char *shmi_team_stage_next(const struct shmem_team_s *t)
+static inline unsigned char *shmi_team_stage_next(struct shmem_team_s *t)
 {
+    shmi_team_push_guard(t);
     return shmi_g.ctl->team[t->slot].stage[(t->seq + 1) & 1];
 }
 /* Data team rank i staged for collective seq (valid as shmi_team_pub). */

@@ -5,6 +5,7 @@
 #include "pe_test.h"
 
 #include <string.h>
+#include <unistd.h>
 
 static int me, npes;
 static void *sbuf, *dbuf; /* symmetric; team tests cannot allocate (world collective) */
@@ -118,6 +119,39 @@ static void test_team(shmem_team_t t, int k)
     shmem_team_sync(t);
 }
 
+/* Small broadcasts back to back with no barrier between (pushed when the
+ * team has more members than CPUs), rotating roots, a late PE now and then,
+ * mixed with small fcollects and reductions, which reuse the slot buffers
+ * the pushes wrote (issue 19). */
+static void test_push_stream(shmem_team_t t)
+{
+    if (t == SHMEM_TEAM_INVALID) return;
+    int rank = shmem_team_my_pe(t), size = shmem_team_n_pes(t);
+    long *src = sbuf, *dst = dbuf;
+    for (int it = 0; it < 300; it++) {
+        int root = (it * 7) % size;
+        size_t n = (size_t)(it % 5) * 8; /* 0 to 256 bytes */
+        for (size_t i = 0; i < n; i++) src[i] = val(it, rank, i);
+        dst[n] = -7;
+        if (it % 37 == rank) usleep(200);
+        CHECK(shmem_long_broadcast(t, dst, src, n, root) == 0);
+        for (size_t i = 0; i < n; i++)
+            CHECKF(dst[i] == val(it, root, i), "stream %d: n=%zu root %d [%zu] = %ld", it, n,
+                   root, i, dst[i]);
+        CHECK(dst[n] == -7);
+        if (it % 3 == 1) {
+            src[0] = val(it, rank, 0);
+            CHECK(shmem_long_fcollect(t, dst, src, 1) == 0);
+            for (int r = 0; r < size; r++) CHECK(dst[r] == val(it, r, 0));
+        } else if (it % 3 == 2) {
+            src[0] = rank + it;
+            CHECK(shmem_long_sum_reduce(t, dst, src, 1) == 0);
+            CHECK(dst[0] == (long)size * (size - 1) / 2 + (long)size * it);
+        }
+    }
+    shmem_team_sync(t);
+}
+
 /* 1 MiB per PE through broadcast, fcollect and alltoall on the world. */
 static void test_large(void)
 {
@@ -160,6 +194,9 @@ int main(void)
     test_team(rev, 60);
     test_team(row, 70);
     test_team(col, 80);
+    test_push_stream(SHMEM_TEAM_WORLD);
+    test_push_stream(rev);
+    test_push_stream(tail);
     test_large();
     shmem_free(sbuf);
     shmem_free(dbuf);
