@@ -56,6 +56,13 @@ typedef struct shmemx_uniqueid {
 } shmemx_uniqueid_t;
 int shmemx_get_uniqueid(shmemx_uniqueid_t *id);
 int shmemx_init_uniqueid(const shmemx_uniqueid_t *id, int rank, int nranks);
+/* The ranks of an MPI communicator are the PEs, in its rank order: mpi_comm
+ * is the address of an MPI_Comm (MPI_COMM_WORLD or any sub-communicator;
+ * Open MPI or the MPICH family), MPI is initialized, and every rank of the
+ * communicator calls this in place of shmem_init.  Rank 0 makes a unique ID
+ * and MPI_Bcast hands it to the others (libsymheap does not link MPI: it uses
+ * the program's).  Returns 0; a failure stops the program with one line. */
+int shmemx_init_mpi_comm(const void *mpi_comm);
 
 #include <symheap/shmemx_dist.h> /* initialization strategies, layouts, halo, cache, arena */
 #include <symheap/shmemx_gpu.h>  /* GPU heap: device hints, stream-ordered RMA */

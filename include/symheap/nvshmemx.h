@@ -23,9 +23,9 @@ extern "C" {
  *                                nvshmemx_get_uniqueid, handed around by the
  *                                program: no launcher needed (torchrun, MPI,
  *                                fork); as shmemx_init_uniqueid (shmemx.h);
- *   NVSHMEMX_INIT_WITH_MPI_COMM  not supported yet: stops the program with a
- *                                message that says to call nvshmem_init under
- *                                mpirun (whose ranks become the PEs).
+ *   NVSHMEMX_INIT_WITH_MPI_COMM  the ranks of *attr->mpi_comm (any MPI
+ *                                communicator) are the PEs; as
+ *                                shmemx_init_mpi_comm (shmemx.h).
  * Failures print one line naming the call and exit non-zero, as NVSHMEM's
  * nvshmemx_init_attr does. */
 enum flags {

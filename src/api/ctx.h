@@ -106,6 +106,8 @@ void shmi_rma_fault_install(void);
 /* init.c: join the job of unique ID id (text) as rank of nranks, or check
  * that symrun's PEs match; fn names the public call in messages. */
 void shmi_init_uniqueid(const char *fn, const char *id, int rank, int nranks);
+/* init.c: the ranks of MPI communicator *comm are the PEs (boot_mpi.c). */
+void shmi_init_mpi_comm(const char *fn, const void *comm);
 
 /* rma.c: n bytes (> 0) from local src into world PE wpe's copy of symmetric
  * dest (checked), by its route (tp.h); mode: enum shmi_tp_mode; ring: ring

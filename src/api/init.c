@@ -312,6 +312,23 @@ void shmi_init_uniqueid(const char *fn, const char *id, int rank, int nranks)
     shmem_init();
 }
 
+void shmi_init_mpi_comm(const char *fn, const void *comm)
+{
+    char err[512];
+    if (shmi_g.phase != SHMI_UNINIT) { /* nested or again: the job is the one we have */
+        shmem_init();
+        return;
+    }
+    if (shmi_boot_mpi_join(comm, err, sizeof err) != SHMI_OK) shmi_fatal("%s: %s", fn, err);
+    shmem_init();
+}
+
+int shmemx_init_mpi_comm(const void *mpi_comm)
+{
+    shmi_init_mpi_comm("shmemx_init_mpi_comm", mpi_comm);
+    return 0;
+}
+
 int shmemx_init_uniqueid(const shmemx_uniqueid_t *id, int rank, int nranks)
 {
     if (!id)

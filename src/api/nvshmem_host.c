@@ -298,10 +298,16 @@ int nvshmemx_set_attr_mpi_comm_args(void *mpi_comm, nvshmemx_init_attr_t *nvshme
 int nvshmemx_hostlib_init_attr(unsigned int flags, nvshmemx_init_attr_t *attr)
 {
     const char *fn = "nvshmemx_init_attr";
-    if (flags & NVSHMEMX_INIT_WITH_MPI_COMM)
-        nv_fail("%s: NVSHMEMX_INIT_WITH_MPI_COMM is not supported by symheap yet: call "
-                "nvshmem_init() instead and start the program with mpirun or symrun (the "
-                "ranks of MPI_COMM_WORLD then are the PEs)", fn);
+    if (flags & NVSHMEMX_INIT_WITH_MPI_COMM) {
+        if (flags & ~(unsigned)NVSHMEMX_INIT_WITH_MPI_COMM)
+            nv_fail("%s: NVSHMEMX_INIT_WITH_MPI_COMM with other flags (0x%x): pass it alone",
+                    fn, flags);
+        if (!attr)
+            nv_fail("%s(NVSHMEMX_INIT_WITH_MPI_COMM): attr is NULL: fill one with "
+                    "nvshmemx_set_attr_mpi_comm_args", fn);
+        shmi_init_mpi_comm("nvshmemx_init_attr(NVSHMEMX_INIT_WITH_MPI_COMM)", attr->mpi_comm);
+        return NVSHMEMX_SUCCESS;
+    }
     if (flags & NVSHMEMX_INIT_THREAD_PES)
         nv_fail("%s: NVSHMEMX_INIT_THREAD_PES is not supported: start one process per PE "
                 "with symrun -n N and call nvshmem_init()", fn);

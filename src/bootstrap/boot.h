@@ -72,6 +72,11 @@ int shmi_boot_init(shmi_boot_t *b, char *err, size_t errlen);
 #define SHMI_BOOT_UID_LEN 120
 int shmi_boot_uid_create(char *id, size_t len, char *err, size_t errlen);
 void shmi_boot_uid_use(const char *id, int rank, int nranks);
+/* Join a job made of the ranks of the MPI communicator *comm (an MPI_Comm's
+ * address; boot_mpi.c): rank 0 makes a unique ID, MPI_Bcast hands it out,
+ * then as shmi_boot_uid_use with the rank in the communicator.  Collective
+ * over the communicator; 0, or a code with one line in err. */
+int shmi_boot_mpi_join(const void *comm, char *err, size_t errlen);
 /* Whether id has the form shmi_boot_uid_create gives (not that it is live). */
 int shmi_boot_uid_valid(const char *id);
 
