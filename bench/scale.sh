@@ -8,6 +8,9 @@
 #   barriers  10 more barriers, all PEs (seconds for the 10)
 #   finalize  PE 0's shmem_finalize
 #   total     the whole launch, until symrun exited
+#   alloc, bcast   shmem_malloc(1 MiB) written by every PE, then its broadcast
+#             from PE 0: the slowest PE's seconds
+#   rss, pte  after those, per PE (/proc/self/status VmRSS, VmPTE): max / mean MiB
 #
 #   bench/scale.sh [--pes "128 256 512 1024"] [build-dir]
 #
@@ -32,7 +35,8 @@ build=${build:-$here/../build}
 export SHMEM_SYMMETRIC_SIZE=${SHMEM_SYMMETRIC_SIZE:-16M}
 run_timeout=${RUN_TIMEOUT:-600}
 echo "scale.sh: $(nproc) CPUs, SHMEM_SYMMETRIC_SIZE=$SHMEM_SYMMETRIC_SIZE, $(date -u +%FT%TZ)"
-printf '%6s %8s %8s %9s %13s %9s %8s %s\n' pes main init barrier1 "barriers(10)" finalize total status
+printf '%6s %8s %8s %9s %13s %9s %8s %8s %8s %13s %13s %s\n' pes main init barrier1 "barriers(10)" \
+    finalize total alloc bcast "rss max/mean" "pte max/mean" status
 for n in $pes; do
     t0=$(date +%s%N)
     out=$(SCALE_T0_NS=$t0 timeout --foreground -s INT "$run_timeout" \
@@ -41,9 +45,10 @@ for n in $pes; do
     total=$(( ($(date +%s%N) - t0) / 1000000 ))
     line=$(grep '^scale: ' <<< "$out")
     if [ -n "$line" ]; then
-        read -r _ _ _ _ m _ i _ b _ bb _ f <<< "$line"
-        printf '%6s %8s %8s %9s %13s %9s %8s %s\n' "$n" "$m" "$i" "$b" "$bb" "$f" \
-            "$(printf '%d.%03d' $((total / 1000)) $((total % 1000)))" "exit $rc"
+        read -r _ _ _ _ m _ i _ b _ bb _ f _ al _ bc _ rx _ rm _ px _ pm <<< "$line"
+        printf '%6s %8s %8s %9s %13s %9s %8s %8s %8s %13s %13s %s\n' "$n" "$m" "$i" "$b" "$bb" "$f" \
+            "$(printf '%d.%03d' $((total / 1000)) $((total % 1000)))" "$al" "$bc" "$rx/$rm" \
+            "$px/$pm" "exit $rc"
     else
         printf '%6s %s\n' "$n" "no result (exit $rc after $total ms): $(grep -m1 -v '^$' <<< "$out")"
     fi
