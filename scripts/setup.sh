@@ -10,7 +10,10 @@
 # its tests (ctest -L pmix): libpmix-dev (pmix.h; configure finds it) and
 # openmpi-bin (mpirun); for the UCX transport between nodes (docs/cluster.md)
 # libucx-dev (ucp.h; configure finds it), and for its tests (ctest -L
-# multinode, network namespaces) iproute2.  Packages already installed are
+# multinode, network namespaces) iproute2; for the Slurm tests (ctest -L
+# slurm, scripts/slurm.sh) Debian's Slurm: slurmctld, slurmd, slurm-client
+# (srun, sbatch; its PMIx plugin, slurm-wlm-basic-plugins, comes with them)
+# and munge.  Packages already installed are
 # left alone and nothing is
 # printed; missing ones are installed with apt-get, non-interactively,
 # through sudo when not root.  Elsewhere it only checks the commands and says
@@ -18,7 +21,7 @@
 set -euo pipefail
 
 packages=(gcc make cmake pkg-config autoconf automake clang libclang-rt-14-dev openmpi-bin libopenmpi-dev libpmix-dev
-          libucx-dev iproute2)
+          libucx-dev iproute2 slurmctld slurmd slurm-client munge)
 
 have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'; }
 
