@@ -38,6 +38,8 @@
 #         the job-completion record (jobcomp/filetxt) says COMPLETED; then one
 #         running the mismatch: sbatch --wait non-zero, FAILED, a non-zero
 #         ExitCode in both
+#   nopmix    srun --mpi=pmi2, then --mpi=none: every PE stops at shmem_init
+#         with one line naming the launcher and srun --mpi=pmix as the fix
 #   spin  SHMEM_DEBUG=1: each PE's oversubscription rule counts its node's
 #         K PEs against its node's CPUs (not the world's 2K PEs)
 # Exit 0 pass, 1 fail, 77 skip (not root, no `ip netns`, no mpirun, no UCX;
@@ -116,7 +118,7 @@ ENVS=()
 launcher() { # sets LAUNCH: the launcher with K PEs on each host
     if [ "$LAUNCHER" = srun ]; then
         LAUNCH=(ip netns exec "$NA" env SLURM_CONF="$SLURM_CONF_FILE" UCX_TLS=tcp UCX_NET_DEVICES=symv0 "${ENVS[@]}"
-                srun --mpi=pmix -N 2 -n $((2 * K)) ${SRUN_PER_NODE-"--ntasks-per-node=$K"})
+                srun --mpi="${SRUN_MPI:-pmix}" -N 2 -n $((2 * K)) ${SRUN_PER_NODE-"--ntasks-per-node=$K"})
     else
         local e x=()
         for e in "${ENVS[@]}"; do x+=(-x "$e"); done
@@ -246,6 +248,18 @@ case_uneven() {
     mpi 0 "$PROG" coll "$MARK"
     unset SRUN_PER_NODE
     expect_lines 1 "^mn_prog: coll ok, $((2 * K)) PEs, [0-9]+ remote"
+    no_procs
+}
+
+case_nopmix() {
+    SRUN_MPI=pmi2
+    mpi nz "$PROG" rma "$MARK"
+    expect_lines $((2 * K)) "symheap error: .*started by a PMI-1/PMI-2 launcher \(PMI_RANK=[0-9]+, PMI_SIZE=$((2 * K)): srun --mpi=pmi2.*srun --mpi=pmix"
+    SRUN_MPI=none
+    mpi nz "$PROG" rma "$MARK"
+    expect_lines $((2 * K)) "symheap error: .*started by srun as task [0-9]+ of $((2 * K)) without PMIx \(srun --mpi=none.*srun --mpi=pmix"
+    unset SRUN_MPI
+    expect_lines 0 "rma ok"
     no_procs
 }
 
