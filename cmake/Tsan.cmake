@@ -43,6 +43,7 @@ set(_shmi_tsan_skip
   "multinode_selftest_2x2: as multinode_rma_2x1"
   "hardening_align_at_base_np2: TSan owns the address space outside its few application ranges (shadow and meta memory), so a heap at a chosen SHMEM_HEAP_BASE cannot be mapped there"
   "pmix_multinode: as multinode_rma_2x1 (two simulated nodes, UCX between them)"
+  "slurm_jobs: as multinode_rma_2x1 (the same cases under srun, where slurm_faults still runs)"
   "tools_symcc_cu: symcc's nvcc command leaves out the sanitizer link flags, so libtsan is not loaded first and crashes at start (tools/symcc.in: pass them with -Xcompiler)")
 set(_shmi_names "")
 foreach(entry ${_shmi_tsan_skip})

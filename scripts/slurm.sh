@@ -15,7 +15,9 @@
 #                    A and a slurmd in each host, nodes "hosta" (10.77.0.1) and
 #                    "hostb" (10.77.0.2) of CPUS_PER_NODE (default 4) CPUs each,
 #                    partition "test"; config, state, spool, logs and the
-#                    job-completion record (DIR/jobcomp.txt) all in DIR.
+#                    job-completion record (DIR/jobcomp.txt) all in DIR
+#                    (a link to /var/tmp/symheap-slurm.* when DIR is too
+#                    long for the daemons' unix socket paths).
 #                    Returns once both nodes are idle, or non-zero with SLURM_ERR
 #   slurm_in_a CMD   run a Slurm command (srun, sbatch, scontrol ...) in host A
 #   slurm_down       stop the daemons (SIGTERM, then SIGKILL) and check none is
@@ -34,6 +36,8 @@ SLURM_DIR=""
 SLURM_ERR=""
 SLURM_PIDS=()
 SLURM_CONF_FILE=""
+SLURM_MUNGE_SOCK=""
+SLURM_SHORT=""
 
 slurm_check() {
     local c
@@ -79,13 +83,22 @@ slurm_in_a() { ip netns exec "$HOSTS_NA" env SLURM_CONF="$SLURM_CONF_FILE" "$@";
 
 slurm_up() {
     SLURM_DIR=$1
+    # Unix sockets (munge's, slurmd's per step in its spool) have 108 bytes
+    # for their path: a deep DIR becomes a link to a short one in /var/tmp.
+    if [ ${#SLURM_DIR} -gt 48 ]; then
+        SLURM_SHORT=$(mktemp -d /var/tmp/symheap-slurm.XXXXXX) || { SLURM_ERR="cannot make a directory in /var/tmp"; return 1; }
+        ln -sfn "$SLURM_SHORT" "$SLURM_DIR" || { SLURM_ERR="cannot link $SLURM_DIR to $SLURM_SHORT"; return 1; }
+        SLURM_DIR=$SLURM_SHORT
+    fi
     local d=$SLURM_DIR cpus=${CPUS_PER_NODE:-4}
     SLURM_CONF_FILE=$d/slurm.conf
     case $d in /tmp|/tmp/*) SLURM_ERR="$d is under /tmp, which each host replaces with a private one: use another directory"; return 1 ;; esac
     mkdir -p "$d/munge" "$d/ctld" "$d/spool.hosta" "$d/spool.hostb" && chmod 700 "$d/munge" || { SLURM_ERR="cannot make $d"; return 1; }
     # munge: a fresh key, our own socket; --force: it runs as root here
+    local sock=$d/munge/sock
+    SLURM_MUNGE_SOCK=$sock
     head -c 1024 /dev/urandom >"$d/munge/munge.key" && chmod 400 "$d/munge/munge.key"
-    ip netns exec "$HOSTS_NA" munged --foreground --force --socket="$d/munge/sock" \
+    ip netns exec "$HOSTS_NA" munged --foreground --force --socket="$sock" \
         --key-file="$d/munge/munge.key" --log-file="$d/munge/log" --pid-file="$d/munge/pid" \
         --seed-file="$d/munge/seed" >"$d/munged.out" 2>&1 &
     SLURM_PIDS+=($!)
@@ -97,7 +110,7 @@ SlurmUser=root
 SlurmdUser=root
 AuthType=auth/munge
 CredType=cred/munge
-AuthInfo=socket=$d/munge/sock
+AuthInfo=socket=$sock
 StateSaveLocation=$d/ctld
 SlurmdSpoolDir=$d/spool.%n
 SlurmctldPidFile=$d/slurmctld.pid
@@ -126,14 +139,13 @@ CONF
     # read by slurmd from beside slurm.conf; without systemd (containers, CI)
     # the cgroup/v2 plugin makes its scope itself
     printf 'CgroupPlugin=autodetect\nIgnoreSystemd=yes\n' >"$d/cgroup.conf"
-    local t
-    for t in $(seq 50); do [ -S "$d/munge/sock" ] && break; sleep 0.1; done
-    [ -S "$d/munge/sock" ] || { SLURM_ERR="munged did not start: $(tail -n 3 "$d/munged.out" "$d/munge/log" 2>/dev/null | tr '\n' ' ')"; return 1; }
+    for _ in $(seq 50); do [ -S "$sock" ] && break; sleep 0.1; done
+    [ -S "$sock" ] || { SLURM_ERR="munged did not start: $(tail -n 3 "$d/munged.out" "$d/munge/log" 2>/dev/null | tr '\n' ' ')"; return 1; }
     slurm_spawn slurmctld hosta "$HOSTS_NA" slurmctld -D -i -f "$SLURM_CONF_FILE"
     slurm_spawn slurmd.hosta hosta "$HOSTS_NA" slurmd -D -f "$SLURM_CONF_FILE"
     slurm_spawn slurmd.hostb hostb "$HOSTS_NB" slurmd -D -f "$SLURM_CONF_FILE"
     local states=""
-    for t in $(seq 300); do
+    for _ in $(seq 300); do # up to 30 s
         states=$(slurm_in_a sinfo -h -N -o '%N %T' 2>/dev/null | sort | tr '\n' ' ')
         [ "$states" = "hosta idle hostb idle " ] && return 0
         sleep 0.1
@@ -142,11 +154,16 @@ CONF
     return 1
 }
 
+slurm_rm_short() {
+    [ -z "$SLURM_SHORT" ] || rm -rf "$SLURM_SHORT"
+    SLURM_SHORT=""
+}
+
 slurm_down() {
-    local p t
-    [ ${#SLURM_PIDS[@]} -gt 0 ] || return 0
+    local p _
+    [ ${#SLURM_PIDS[@]} -gt 0 ] || { slurm_rm_short; return 0; }
     kill -TERM "${SLURM_PIDS[@]}" 2>/dev/null
-    for t in $(seq 50); do
+    for _ in $(seq 50); do # up to 5 s for an orderly stop
         for p in "${SLURM_PIDS[@]}"; do kill -0 "$p" 2>/dev/null && break; p=""; done
         [ -z "$p" ] && break
         sleep 0.1
@@ -154,6 +171,7 @@ slurm_down() {
     kill -KILL "${SLURM_PIDS[@]}" 2>/dev/null
     wait "${SLURM_PIDS[@]}" 2>/dev/null
     SLURM_PIDS=()
+    slurm_rm_short
     return 0
 }
 

@@ -231,7 +231,7 @@ case_kill() {
 # Everything torn down: no namespace (and, under Slurm, no daemon, no munge
 # socket, no new /dev/shm entry).
 nothing_left() {
-    local sock=$T/slurm/munge/sock pids=("${SLURM_PIDS[@]}") left
+    local sock=$SLURM_MUNGE_SOCK pids=("${SLURM_PIDS[@]}") left
     cleanup
     trap - EXIT
     ip netns list | grep -q "symheap-mn-$ID" && fail "namespaces left: $(ip netns list)"
