@@ -20,15 +20,17 @@
 #                    long for the daemons' unix socket paths).
 #                    Returns once both nodes are idle, or non-zero with SLURM_ERR
 #   slurm_in_a CMD   run a Slurm command (srun, sbatch, scontrol ...) in host A
-#   slurm_down       stop the daemons (SIGTERM, then SIGKILL) and check none is
-#                    left; hosts_down then removes the namespaces
+#   slurm_down       stop the daemons (SIGTERM, up to 5 s, then SIGKILL), wait
+#                    for them; hosts_down then removes the namespaces
 #
 # Each daemon runs in its host's network namespace and a UTS namespace of its
 # own (hostname hosta or hostb, so slurmd finds its node by name and the PEs
-# see different host names, as on two machines) with a private /tmp (DIR/tmp.
-# hosta, hostb: Slurm's PMIx plugin keeps per-step sockets there, under the
-# same name on both nodes).  munged runs in host A; its socket is a file, so
-# both hosts' daemons reach it.  Everything runs in the foreground as a child
+# see different host names, as on two machines), in a mount namespace with a
+# private /tmp (DIR/tmp.hosta, tmp.hostb: Slurm's PMIx plugin keeps per-step
+# files there, under the same name on both nodes) and a sysfs of the host's
+# network namespace (UCX lists the network devices there), the machine's
+# /sys/fs/cgroup kept under it.  munged runs in host A; its socket is a file,
+# so both hosts' daemons reach it.  Everything runs in the foreground as a child
 # of this shell, so a killed test takes the daemons with it (and hosts_down
 # kills whatever is left in the namespaces).
 
