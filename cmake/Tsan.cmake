@@ -47,6 +47,7 @@ set(_shmi_tsan_skip
   "multinode_uid_coll_2x1: as multinode_rma_2x1"
   "multinode_uid_kill_2x2: as multinode_rma_2x1"
   "pe_uid_root_np3: rank 0 makes the ID, which starts its rendezvous thread, then forks the other PEs: TSan cannot follow a fork of a multithreaded process (the children hang in its runtime), the other pe_uid cases fork before any thread"
+  "slurm_jobs: as multinode_rma_2x1 (the same cases under srun, where slurm_faults still runs)"
   "tools_symcc_cu: symcc's nvcc command leaves out the sanitizer link flags, so libtsan is not loaded first and crashes at start (tools/symcc.in: pass them with -Xcompiler)")
 set(_shmi_names "")
 foreach(entry ${_shmi_tsan_skip})

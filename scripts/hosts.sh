@@ -14,6 +14,8 @@
 #                    the veth, and UCX over TCP on symv0 for the PEs
 #   hosts_pids       the processes in either namespace
 #   hosts_down       kill what runs in them, delete them and the veth pair
+#   hosts_reap       (called by hosts_up) the same for the namespaces of runs
+#                    killed before their hosts_down (creator pid gone)
 #
 # mpirun, run in host A with --host 10.77.0.1:K,10.77.0.2:K, starts its own
 # host's PEs itself (it owns that address) and reaches the second through the
@@ -27,9 +29,24 @@ HOSTS_VB=smv$$b
 HOSTS_DIR=""
 HOSTS_ERR=""
 
+# Namespaces of runs that were killed before they could clean up (SIGKILL,
+# e.g. a test timeout): their creator (the pid in the name) is gone.  What
+# still runs in them is killed, then they are deleted.
+hosts_reap() {
+    local ns pid
+    for ns in $(ip netns list 2>/dev/null | sed -n 's/^\(symheap-mn-[0-9]*-[0-9]*-[ab]\)\b.*/\1/p'); do
+        pid=${ns#symheap-mn-}
+        pid=${pid%%-*}
+        kill -0 "$pid" 2>/dev/null && continue
+        ip netns pids "$ns" 2>/dev/null | xargs -r kill -9 2>/dev/null
+        ip netns del "$ns" 2>/dev/null
+    done
+}
+
 hosts_up() {
     HOSTS_DIR=$1
     local na=$HOSTS_NA nb=$HOSTS_NB ns
+    hosts_reap
     if ! ip netns add "$na" 2>"$HOSTS_DIR/ns.err"; then
         HOSTS_ERR="ip netns add refused: $(cat "$HOSTS_DIR/ns.err")"
         return 77

@@ -13,7 +13,10 @@
 # multinode, network namespaces) iproute2; for the Python module (python/,
 # docs/python.md) and its tests, Debian's python3-dev, python3-numpy and
 # python3-pytest (CMake uses /usr/bin/python3, not a pyenv/venv python3 first
-# on PATH).  Packages already installed are
+# on PATH); for the Slurm tests (ctest -L slurm, scripts/slurm.sh) Debian's
+# Slurm: slurmctld, slurmd, slurm-client (srun, sbatch; its PMIx plugin,
+# slurm-wlm-basic-plugins, comes with them) and munge.  Packages already
+# installed are
 # left alone and nothing is
 # printed; missing ones are installed with apt-get, non-interactively,
 # through sudo when not root.  Elsewhere it only checks the commands and says
@@ -21,7 +24,8 @@
 set -euo pipefail
 
 packages=(gcc make cmake pkg-config autoconf automake clang libclang-rt-14-dev openmpi-bin libopenmpi-dev libpmix-dev
-          libucx-dev iproute2 python3-dev python3-numpy python3-pytest)
+          libucx-dev iproute2 python3-dev python3-numpy python3-pytest slurmctld slurmd slurm-client
+          munge)
 
 have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'; }
 

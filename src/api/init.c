@@ -86,11 +86,19 @@ static void step_boot(void)
     shmi_log_set_abort_hook(abort_hook);
     /* Measured on 2 cores (pe_barrier): with 8 PEs, spinning 200 polls costs
      * 26 us per barrier, yielding at once 9 us; with 2 PEs spinning wins. */
+    /* This node's PEs against this node's CPUs (issue 16): the PEs of other
+     * nodes do not compete for ours, so 2 nodes x 2 PEs on 2-CPU nodes spin. */
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    if (!getenv("SHMEM_WAIT_SPIN") && cpus > 0 && shmi_g.npes > cpus) shmi_wait_set_spin(0);
+    int here = shmi_g.boot.local_size > 0 ? shmi_g.boot.local_size : shmi_g.npes;
+    int over = cpus > 0 && here > cpus;
+    if (!getenv("SHMEM_WAIT_SPIN") && over) shmi_wait_set_spin(0);
+    shmi_log_debug("%d PE(s) on this node (%s) of %d, %ld CPU(s) online: %s", here,
+                   shmi_g.boot.hostname[0] ? shmi_g.boot.hostname : "?", shmi_g.npes, cpus,
+                   !over ? "waits spin first" : getenv("SHMEM_WAIT_SPIN")
+                   ? "oversubscribed, SHMEM_WAIT_SPIN kept" : "oversubscribed, waits yield at once");
     /* Waits rarely sleep when every PE has a CPU: move the doorbell's fence
      * from every put and barrier flag to the rare sleep (wait.c). */
-    if (cpus > 0 && shmi_g.npes <= cpus) shmi_wait_asymmetric();
+    if (cpus > 0 && !over) shmi_wait_asymmetric();
 }
 
 static void step_heap(void)

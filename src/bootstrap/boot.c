@@ -7,8 +7,11 @@
  * when a PMIx launcher started it (mpirun, srun --mpi=pmix: PMIX_RANK or
  * PMIX_NAMESPACE is set), else "single": one PE, rank 0, so a SHMEM program
  * also runs without a launcher.  symrun wins over PMIx so that symrun run
- * inside an mpirun/srun job still gets its own PEs.  On failure b->ops stays
- * NULL, so shmi_boot_abort/fini are no-ops. */
+ * inside an mpirun/srun job still gets its own PEs.  A process started by a
+ * launcher without PMIx (srun --mpi=pmi2 or --mpi=none: PMI_SIZE or
+ * SLURM_STEP_NUM_TASKS > 1) is refused with the fix rather than run as one PE
+ * of N separate jobs.  On failure b->ops stays NULL, so shmi_boot_abort/fini
+ * are no-ops. */
 #include "bootstrap/boot_impl.h"
 #include "util/env.h"
 #include "util/err.h"
@@ -96,6 +99,25 @@ static const char *pick(char *err, size_t errlen)
                  "was built without PMIx; install libpmix-dev and rebuild, use symrun, or "
                  "set SHMEM_BOOTSTRAP=single to run each process as a job of its own",
                  pmix, getenv(pmix));
+        return NULL;
+    }
+    /* srun --mpi=pmi2 (or MPICH's mpiexec: PMI-1/2) and srun --mpi=none start
+     * N processes that would each run as PE 0 of 1.  A batch script has no
+     * SLURM_STEP_NUM_TASKS, so `./app` in it stays a job of one PE. */
+    const char *pmi = getenv("PMI_SIZE"), *step = getenv("SLURM_STEP_NUM_TASKS");
+    if (pmi && atol(pmi) > 1) {
+        snprintf(err, errlen, "started by a PMI-1/PMI-2 launcher (PMI_RANK=%s, PMI_SIZE=%s: "
+                 "srun --mpi=pmi2, or MPICH's mpiexec), which symheap does not speak; start "
+                 "it with srun --mpi=pmix (srun --mpi=list shows whether Slurm has it), "
+                 "mpirun or symrun, or set SHMEM_BOOTSTRAP=single to run each process as a "
+                 "job of its own", getenv("PMI_RANK") ? getenv("PMI_RANK") : "?", pmi);
+        return NULL;
+    }
+    if (step && atol(step) > 1 && getenv("SLURM_PROCID")) {
+        snprintf(err, errlen, "started by srun as task %s of %s without PMIx (srun "
+                 "--mpi=none, or MpiDefault=none in slurm.conf); start it with srun "
+                 "--mpi=pmix, or set SHMEM_BOOTSTRAP=single to run each task as a job of its "
+                 "own", getenv("SLURM_PROCID"), step);
         return NULL;
     }
     return "single";

@@ -39,8 +39,8 @@
       "the same value.")                                                         \
     X(WAIT_SPIN, count, "200", "0", "1000000",  "",                                          \
       "Polls of a wait (barrier, wait_until) before the PE yields the CPU and "  \
-      "then sleeps in the kernel. When unset and the PEs outnumber the CPUs, "   \
-      "0: spinning would only delay the PE being waited for. Independently, a "  \
+      "then sleeps in the kernel. When unset and this node's PEs outnumber its "\
+      "CPUs, 0: spinning would only delay the PE being waited for. Independently, a "  \
       "yield that returns at once (no other process wanted the CPU) is "        \
       "followed by about 1 us of polling before the next one.")                  \
     X(GLOBALS, bool, "1", "", "",    "",                                          \

@@ -31,6 +31,9 @@
  *          the job must stop with the collective-mismatch message.
  *   kill   after init and a barrier the last PE kills itself with SIGKILL
  *          while the others wait in a barrier (the launcher ends them).
+ *   hang   after init and a barrier the last PE waits forever outside the
+ *          library while the others wait in a barrier (the test cancels the
+ *          job: scancel).
  * The marker argument is ignored (tests use it to find leftover processes).
  *
  * Without a launcher (the uid cases): MN_UID_FILE=F MN_UID_RANK=r
@@ -644,6 +647,15 @@ int main(int argc, char **argv)
         if (me == n - 1 && n > 1) raise(SIGKILL);
         shmem_barrier_all(); /* never completes with n > 1 */
         if (n > 1) return 2;
+    } else if (!strcmp(mode, "hang")) {
+        /* every PE waits in a barrier that the last one never joins: the job
+         * runs until it is cancelled (scancel) */
+        printf("ready %d %ld\n", me, (long)getpid());
+        fflush(stdout);
+        shmem_barrier_all();
+        if (me == n - 1) for (;;) pause();
+        shmem_barrier_all();
+        return 2;
     } else {
         fprintf(stderr, "mn_prog: unknown mode '%s'\n", mode);
         return 2;

@@ -1,8 +1,15 @@
 #!/usr/bin/env bash
 # mn_test.sh - PEs on two "hosts" (network namespaces joined by a veth pair)
-# under Open MPI's mpirun; the hosts' PEs talk through UCX over TCP.
+# under Open MPI's mpirun, or under Slurm's srun; the hosts' PEs talk through
+# UCX over TCP.
 #
-#   mn_test.sh CASE BUILD_DIR WORK_DIR PES_PER_HOST
+#   mn_test.sh CASE BUILD_DIR WORK_DIR PES_PER_HOST         (mpirun)
+#   mn_test.sh slurm BUILD_DIR WORK_DIR CASE:K [CASE:K ...] (srun --mpi=pmix)
+#
+# The second form starts Slurm once (scripts/slurm.sh: munged, slurmctld and
+# a slurmd per host) and runs the cases in order, K PEs on each host
+# (srun -N 2 -n 2K --ntasks-per-node=K), then checks that no daemon,
+# process, namespace or new /dev/shm entry is left once it is torn down.
 #
 # Cases:
 #   rma   mn_prog rma: put/get/AMO/fence/quiet/signal/wait_until/barrier
@@ -18,37 +25,72 @@
 #         self-test's summary (all passed)
 #   mismatch  one PE allocates another size (a non-leader, then the second
 #         host's leader): the job ends non-zero with both calls named
-#   kill  a PE SIGKILLs itself on the second host: every PE ends, mpirun
-#         exits non-zero, no process, no new /dev/shm entry and no namespace
-#         is left
+#   kill  a PE SIGKILLs itself on the second host: every PE ends, the
+#         launcher exits non-zero, no process, no new /dev/shm entry and no
+#         namespace is left
 #   uid_rma, uid_coll, uid_kill  the rma and coll cases and a PE killed, with
 #         no launcher: every PE started by `ip netns exec` in its host,
 #         rank 0 making the unique ID (written to a file the others read),
 #         shmemx_init_uniqueid in each; the kill case: every PE ends
 #         non-zero within 30 s and names the dead PE, nothing is left
-# Exit 0 pass, 1 fail, 77 skip (not root, no `ip netns`, no mpirun, no UCX).
+# Slurm only:
+#   uneven    coll with srun -N 2 -n 2K and no per-node count: Slurm's block
+#         placement fills host A first (3 + 1 for K=2)
+#   scancel   mn_prog hang (PEs wait in a barrier): scancel of the job ends
+#         every PE and srun, nothing is left
+#   sbatch    a batch script running srun mn_prog rma: `sbatch --wait` exits
+#         0, the job's state (scontrol) is COMPLETED with ExitCode 0:0, and
+#         the job-completion record (jobcomp/filetxt) says COMPLETED; then one
+#         running the mismatch: sbatch --wait non-zero, FAILED, a non-zero
+#         ExitCode in both
+#   nopmix    srun --mpi=pmi2, then --mpi=none: every PE stops at shmem_init
+#         with one line naming the launcher and srun --mpi=pmix as the fix
+#   spin  SHMEM_DEBUG=1: each PE's oversubscription rule counts its node's
+#         K PEs against its node's CPUs (not the world's 2K PEs)
+# Exit 0 pass, 1 fail, 77 skip (not root, no `ip netns`, no mpirun, no UCX;
+# for slurm: no Slurm daemons, munge or Slurm's PMIx plugin).
 #
 # The two hosts: scripts/hosts.sh (network namespaces joined by a veth pair,
 # mpirun in host A reaching host B through an rsh agent).  Everything is
 # removed on exit (trap), failures included.
 set -u
 CASE=$1 B=$2 WORK=$3 K=${4:-1}
+LAUNCHER=mpirun CASES=("$CASE:$K")
+if [ "$CASE" = slurm ]; then
+    LAUNCHER=srun CASES=("${@:4}")
+    [ ${#CASES[@]} -gt 0 ] || { echo "FAIL [slurm]: no CASE:K given"; exit 1; }
+fi
 skip() { echo "skip: $*"; exit 77; }
 [ "${SYMHEAP_UCX:-ON}" != OFF ] || skip "built without the UCX transport (SYMHEAP_UCX=OFF)"
 [ "$(id -u)" = 0 ] || skip "not root: creating network namespaces needs root"
 command -v ip >/dev/null || skip "no ip command (Debian: apt-get install iproute2)"
-MPIRUN=${MPIRUN:-$(command -v mpirun)}
-[ -n "$MPIRUN" ] || skip "no mpirun (Debian: apt-get install openmpi-bin)"
+# shellcheck source=../../scripts/hosts.sh
+. "$(dirname "$0")/../../scripts/hosts.sh"
+if [ "$LAUNCHER" = srun ]; then
+    # shellcheck source=../../scripts/slurm.sh
+    . "$(dirname "$0")/../../scripts/slurm.sh"
+    slurm_check || skip "$SLURM_ERR"
+else
+    MPIRUN=${MPIRUN:-$(command -v mpirun)}
+    [ -n "$MPIRUN" ] || skip "no mpirun (Debian: apt-get install openmpi-bin)"
+fi
 ldconfig -p 2>/dev/null | grep -q 'libucp\.so\.0' || skip "no libucp.so.0 (Debian: apt-get install libucx0)"
 PROG=$B/tests/multinode/mn_prog
-case $K in [1-9]|[1-9][0-9]) ;; *) echo "FAIL [$CASE]: PES_PER_HOST='$K' is not a number"; exit 1 ;; esac
+for c in "${CASES[@]}"; do
+    case ${c#*:} in [1-9]|[1-9][0-9]) ;; *) echo "FAIL [$CASE]: PES_PER_HOST='${c#*:}' ($c) is not a number"; exit 1 ;; esac
+done
 [ -x "$PROG" ] || { echo "FAIL [$CASE]: $PROG is missing: build the tree first"; exit 1; }
 SUPP=$(cd "$(dirname "$0")" && pwd)/lsan.supp
 export LSAN_OPTIONS="suppressions=$SUPP${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
 mkdir -p "$WORK"
-T=$(mktemp -d "$WORK/$CASE.XXXXXX")
-# shellcheck source=../../scripts/hosts.sh
-. "$(dirname "$0")/../../scripts/hosts.sh"
+# CASE.PID.XXXXXX: the directories of runs killed before their cleanup
+# (SIGKILL) are removed by the next run; hosts_up reaps their namespaces.
+for d in "$WORK"/*.[0-9]*.??????; do
+    p=${d%.*}
+    p=${p##*.}
+    [ -d "$d" ] && ! kill -0 "$p" 2>/dev/null && rm -rf "$d"
+done
+T=$(mktemp -d "$(cd "$WORK" && pwd)/$CASE.$$.XXXXXX")
 NA=$HOSTS_NA NB=$HOSTS_NB ID=$HOSTS_ID
 MARK="multinode-test-$CASE-$ID"
 FAILS=0
@@ -56,6 +98,7 @@ fail() { echo "FAIL [$CASE]: $*"; FAILS=$((FAILS + 1)); }
 now_ms() { echo $(($(date +%s%N) / 1000000)); }
 
 cleanup() {
+    [ "$LAUNCHER" = mpirun ] || slurm_down
     hosts_down
     rm -rf "$T"
 }
@@ -68,21 +111,40 @@ case $? in
 77) skip "$HOSTS_ERR" ;;
 *) echo "FAIL [$CASE]: $HOSTS_ERR"; exit 1 ;;
 esac
-hosts_mpi "$K"
-MPI=("${HOSTS_MPI[@]}" -x LSAN_OPTIONS ${MN_EXTRA:-})
+if [ "$LAUNCHER" = srun ]; then
+    SHM_BEFORE=$(ls -A /dev/shm | sort)
+    slurm_up "$T/slurm" || { echo "FAIL [$CASE]: $SLURM_ERR"; exit 1; }
+fi
 
-# mpi EXPECTED_RC ARGS...: mpirun in host A (stdout $T/out, stderr $T/err);
-# sets RC and MS.  EXPECTED_RC "nz": any non-zero status.
+# The job's environment: the UCX device of the hosts, LSan's suppressions,
+# and the case's own (ENVS).  srun passes the caller's environment on;
+# mpirun is told with -x.
+ENVS=()
+launcher() { # sets LAUNCH: the launcher with K PEs on each host
+    if [ "$LAUNCHER" = srun ]; then
+        LAUNCH=(ip netns exec "$NA" env SLURM_CONF="$SLURM_CONF_FILE" UCX_TLS=tcp UCX_NET_DEVICES=symv0 "${ENVS[@]}"
+                srun --mpi="${SRUN_MPI:-pmix}" -N 2 -n $((2 * K)) ${SRUN_PER_NODE-"--ntasks-per-node=$K"})
+    else
+        local e x=()
+        for e in "${ENVS[@]}"; do x+=(-x "$e"); done
+        hosts_mpi "$K"
+        LAUNCH=(ip netns exec "$NA" "${HOSTS_MPI[@]}" -x LSAN_OPTIONS "${x[@]}" ${MN_EXTRA:-})
+    fi
+}
+
+# mpi EXPECTED_RC ARGS...: the launcher in host A (stdout $T/out, stderr
+# $T/err); sets RC and MS.  EXPECTED_RC "nz": any non-zero status.
 mpi() {
     local want=$1 t0
     shift
+    launcher
     t0=$(now_ms)
-    timeout -k 5 120 ip netns exec "$NA" "${MPI[@]}" "$@" >"$T/out" 2>"$T/err"
+    timeout -k 5 120 "${LAUNCH[@]}" "$@" >"$T/out" 2>"$T/err"
     RC=$?
     MS=$(($(now_ms) - t0))
     [ -z "${MN_VERBOSE:-}" ] || { echo "rc $RC in $MS ms"; cat "$T/out" "$T/err"; }
     if { [ "$want" = nz ] && [ "$RC" = 0 ]; } || { [ "$want" != nz ] && [ "$RC" != "$want" ]; }; then
-        fail "mpirun $* exited $RC, expected $want"
+        fail "$LAUNCHER $* exited $RC, expected $want"
         sed 's/^/    out: /' "$T/out" | head -20
         sed 's/^/    err: /' "$T/err" | head -30
     fi
@@ -94,11 +156,18 @@ expect_lines() { # COUNT REGEX
     [ "$n" = "$1" ] || fail "expected $1 line(s) matching '$2', got $n: $(head -c 3000 "$T/out" "$T/err")"
 }
 
+# The Slurm daemons (and slurmctld's helper), which no_procs leaves out:
+# slurmstepd and the PEs must be gone after each job.
+slurm_daemons() {
+    [ "$LAUNCHER" = srun ] || { echo none; return; }
+    hosts_pids | xargs -r ps -o pid=,comm= -p | awk '$2 ~ /^(munged|slurmctld|slurmd|slurmscriptd)$/ { print $1 }'
+}
+
 no_procs() { # nothing with our marker and nothing in the namespaces, within 5 s
     local t0 left
     t0=$(now_ms)
     while :; do
-        left=$(pgrep -f "$MARK"; hosts_pids)
+        left=$(pgrep -f "$MARK"; hosts_pids | grep -vxF -f <(slurm_daemons))
         [ -z "$left" ] && return
         if [ $(($(now_ms) - t0)) -gt 5000 ]; then
             fail "processes left behind: $(echo "$left" | xargs -r ps -o pid=,args= -p)"
@@ -127,8 +196,9 @@ case_aset() {
 }
 
 case_selftest() {
-    MPI+=(-x SHMEM_SELFTEST=1)
+    ENVS=(SHMEM_SELFTEST=1)
     mpi 0 "$PROG" selftest "$MARK"
+    ENVS=()
     expect_lines 1 "^mn_prog: selftest ok, $((2 * K)) PEs, $K remote"
     expect_lines 1 "self-test: [0-9]+ blocks checked on $((2 * K)) PEs .*all passed"
     no_procs
@@ -149,20 +219,51 @@ case_mismatch() {
     done
 }
 
+# shm_left BEFORE: the /dev/shm entries that are not in BEFORE (a sorted
+# listing), still there a second later, and that no process maps or holds
+# open: what a dead job left.  Another user's live job on a shared machine
+# maps its own (Open MPI's vader segments) or removes it at once (Python's
+# semaphores).
+shm_left() {
+    local n new
+    new=$(comm -13 <(echo "$1") <(ls -A /dev/shm | sort))
+    [ -n "$new" ] || return 0
+    sleep 1
+    echo "$new" | while read -r n; do
+        [ -e "/dev/shm/$n" ] || continue
+        grep -qsF "/dev/shm/$n" /proc/[0-9]*/maps && continue
+        find /proc/[0-9]*/fd -lname "/dev/shm/$n" 2>/dev/null | grep -q . && continue
+        echo "$n"
+    done
+}
+
 case_kill() {
-    local before after new
+    local before new
     before=$(ls -A /dev/shm | sort)
     mpi nz "$PROG" kill "$MARK"
     [ "$(grep -c '^ready ' "$T/out")" = $((2 * K)) ] ||
         fail "not every PE got through shmem_init: $(head -c 3000 "$T/out" "$T/err")"
     [ "$MS" -lt 30000 ] || fail "the job took $MS ms to end after the PE died"
     no_procs
-    after=$(ls -A /dev/shm | sort)
-    new=$(comm -13 <(echo "$before") <(echo "$after"))
+    new=$(shm_left "$before")
     [ -z "$new" ] || fail "new entries in /dev/shm: $new"
+    [ "$LAUNCHER" = srun ] || nothing_left
+}
+
+# Everything torn down: no namespace (and, under Slurm, no daemon, no munge
+# socket, no new /dev/shm entry).
+nothing_left() {
+    local sock=${SLURM_MUNGE_SOCK:-} pids=() left
+    [ "$LAUNCHER" = mpirun ] || pids=("${SLURM_PIDS[@]}")
     cleanup
     trap - EXIT
     ip netns list | grep -q "symheap-mn-$ID" && fail "namespaces left: $(ip netns list)"
+    [ "$LAUNCHER" = srun ] || return
+    left=$(for p in "${pids[@]}"; do kill -0 "$p" 2>/dev/null && ps -o pid=,args= -p "$p"; done)
+    [ -z "$left" ] || fail "Slurm or munge daemons left: $left"
+    [ ! -e "$sock" ] || fail "munge socket left: $sock"
+    left=$(shm_left "$SHM_BEFORE")
+    [ -z "$left" ] || fail "new entries in /dev/shm: $left"
 }
 
 # uid MODE EXPECTED: 2K PEs with no launcher (see the top); sets RC (0 when
@@ -210,9 +311,109 @@ case_uid_kill() {
     no_procs
 }
 
-"case_$CASE"
+case_uneven() {
+    SRUN_PER_NODE=""
+    mpi 0 "$PROG" coll "$MARK"
+    unset SRUN_PER_NODE
+    expect_lines 1 "^mn_prog: coll ok, $((2 * K)) PEs, [0-9]+ remote"
+    no_procs
+}
+
+case_nopmix() {
+    SRUN_MPI=pmi2
+    mpi nz "$PROG" rma "$MARK"
+    expect_lines $((2 * K)) "symheap error: .*started by a PMI-1/PMI-2 launcher \(PMI_RANK=[0-9]+, PMI_SIZE=$((2 * K)): srun --mpi=pmi2.*srun --mpi=pmix"
+    SRUN_MPI=none
+    mpi nz "$PROG" rma "$MARK"
+    expect_lines $((2 * K)) "symheap error: .*started by srun as task [0-9]+ of $((2 * K)) without PMIx \(srun --mpi=none.*srun --mpi=pmix"
+    unset SRUN_MPI
+    expect_lines 0 "rma ok"
+    no_procs
+}
+
+case_scancel() {
+    launcher
+    "${LAUNCH[@]}" -J "hang-$ID" "$PROG" hang "$MARK" >"$T/out" 2>"$T/err" &
+    local srun=$! t0 job
+    t0=$(now_ms)
+    while [ "$(grep -c '^ready ' "$T/out")" != $((2 * K)) ] && [ $(($(now_ms) - t0)) -lt 30000 ]; do
+        sleep 0.1
+    done
+    [ "$(grep -c '^ready ' "$T/out")" = $((2 * K)) ] ||
+        fail "not every PE got through shmem_init: $(head -c 3000 "$T/out" "$T/err")"
+    job=$(slurm_in_a squeue -h -n "hang-$ID" -o %i)
+    t0=$(now_ms)
+    slurm_in_a scancel "$job" || fail "scancel $job failed"
+    timeout 30 tail --pid="$srun" -f /dev/null || { fail "srun still runs 30 s after scancel"; kill -9 "$srun"; }
+    wait "$srun"
+    RC=$?
+    [ "$RC" != 0 ] || fail "srun exited 0 after scancel"
+    [ $(($(now_ms) - t0)) -lt 30000 ] || fail "the job took $(($(now_ms) - t0)) ms to end after scancel"
+    no_procs
+}
+
+# sbatch_one NAME MODE ARGS...: a batch script that runs srun mn_prog MODE;
+# sets RC (sbatch --wait's), JOB, STATE and EXITC (scontrol show job)
+sbatch_one() {
+    local name=$1 script=$T/$1.sh
+    shift
+    cat >"$script" <<JOB
+#!/bin/sh
+#SBATCH -J $name-$ID
+#SBATCH -N 2
+#SBATCH --ntasks-per-node=$K
+#SBATCH -o $T/$name.out
+export UCX_TLS=tcp UCX_NET_DEVICES=symv0
+srun --mpi=pmix "$PROG" $*
+JOB
+    slurm_in_a timeout 120 sbatch --wait --parsable "$script" >"$T/sbatch.out" 2>"$T/sbatch.err"
+    RC=$?
+    JOB=$(head -n1 "$T/sbatch.out")
+    local info
+    info=$(slurm_in_a scontrol show job "$JOB" 2>&1)
+    STATE=$(echo "$info" | sed -n 's/.*JobState=\([A-Z_]*\).*/\1/p')
+    EXITC=$(echo "$info" | sed -n 's/.* ExitCode=\([0-9:]*\).*/\1/p')
+}
+
+case_sbatch() {
+    local rec=$T/slurm/jobcomp.txt
+    sbatch_one ok rma "$MARK"
+    [ "$RC" = 0 ] || fail "sbatch --wait of the rma job exited $RC: $(cat "$T/sbatch.err" "$T/ok.out")"
+    [ "$STATE $EXITC" = "COMPLETED 0:0" ] || fail "rma job $JOB: JobState=$STATE ExitCode=$EXITC, expected COMPLETED 0:0"
+    grep -q "^mn_prog: rma ok, $((2 * K)) PEs, $K remote" "$T/ok.out" || fail "rma job $JOB's output: $(head -c 2000 "$T/ok.out")"
+    grep -q "JobId=$JOB .*JobState=COMPLETED" "$rec" || fail "job-completion record of $JOB: $(grep "JobId=$JOB " "$rec")"
+    sbatch_one bad mismatch "$MARK" 1
+    [ "$RC" != 0 ] || fail "sbatch --wait of the mismatch job exited 0"
+    [ "$STATE" = FAILED ] && [ "${EXITC%:*}" != 0 ] ||
+        fail "mismatch job $JOB: JobState=$STATE ExitCode=$EXITC, expected FAILED and non-zero"
+    grep -q "JobId=$JOB .*JobState=FAILED" "$rec" || fail "job-completion record of $JOB: $(grep "JobId=$JOB " "$rec")"
+    grep -q 'collective mismatch' "$T/bad.out" || fail "mismatch job $JOB's output: $(head -c 2000 "$T/bad.out")"
+    no_procs
+}
+
+case_spin() {
+    local cpus n
+    cpus=$(getconf _NPROCESSORS_ONLN)
+    ENVS=(SHMEM_DEBUG=1)
+    mpi 0 "$PROG" rma "$MARK"
+    ENVS=()
+    n=$(lines "debug: $K PE\(s\) on this node \([^)]*\) of $((2 * K)), $cpus CPU\(s\) online: ")
+    [ "$n" = $((2 * K)) ] || fail "$((2 * K)) PEs, $n said they share their node with $K: $(grep -h 'on this node' "$T/out" "$T/err" | head -3)"
+    if [ "$K" -gt "$cpus" ]; then expect_lines $((2 * K)) "oversubscribed, waits yield at once"
+    else expect_lines $((2 * K)) "CPU\(s\) online: waits spin first"; fi
+    no_procs
+}
+
+for c in "${CASES[@]}"; do
+    CASE=${c%%:*} K=${c#*:}
+    [ ${#CASES[@]} = 1 ] || echo "$LAUNCHER: $CASE, $K PE(s) per host"
+    "case_$CASE"
+done
+[ "$LAUNCHER" = mpirun ] || nothing_left
+WHAT=$CASE
+[ "$LAUNCHER" = mpirun ] || WHAT="slurm (${CASES[*]})"
 if [ "$FAILS" != 0 ]; then
-    echo "$CASE: $FAILS failure(s)"
+    echo "$WHAT: $FAILS failure(s)"
     exit 1
 fi
-echo "$CASE: ok"
+echo "$WHAT: ok"
