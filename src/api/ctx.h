@@ -84,22 +84,28 @@ static inline int shmi_ctx_pe(const char *fn, shmem_ctx_t ctx, int pe)
  * the call and the bad address instead of a bare crash (issue 17); any
  * other fault goes to the previous handler. */
 struct shmi_rma_guard {
-    const char *fn, *what; /* the call, "source" or "dest" */
+    const char *fn; /* the call; NULL: no copy under way */
     const void *p;
     size_t n;
-    int write;             /* the copy writes p (a get's dest) */
+    int write;      /* the copy writes p (a get's dest), else reads it (a put's source) */
 };
-extern _Thread_local const struct shmi_rma_guard *shmi_rma_guard
+/* In thread-local storage itself, not a pointer to a copy on the stack: four
+ * stores to arm, one to disarm (the put/get path, issue 13). */
+extern _Thread_local struct shmi_rma_guard shmi_rma_guard
     __attribute__((tls_model("initial-exec")));
-static inline void shmi_rma_enter(const struct shmi_rma_guard *g)
+static inline void shmi_rma_enter(const char *fn, const void *p, size_t n, int write)
 {
-    shmi_rma_guard = g;
+    shmi_rma_guard.p = p;
+    shmi_rma_guard.n = n;
+    shmi_rma_guard.write = write;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST); /* the handler reads fn first */
+    shmi_rma_guard.fn = fn;
     __asm__ volatile("" ::: "memory");
 }
 static inline void shmi_rma_leave(void)
 {
     __asm__ volatile("" ::: "memory");
-    shmi_rma_guard = NULL;
+    shmi_rma_guard.fn = NULL;
 }
 void shmi_rma_fault_install(void);
 

@@ -27,8 +27,7 @@
  * into symheap's one line.  Every other fault (the program's own, lazy
  * arrays' in the symmetric heap, ext/dist) goes to the previous handler, or
  * takes the default action, as if this handler were not there. */
-_Thread_local const struct shmi_rma_guard *shmi_rma_guard
-    __attribute__((tls_model("initial-exec")));
+_Thread_local struct shmi_rma_guard shmi_rma_guard __attribute__((tls_model("initial-exec")));
 static struct sigaction segv_prev;
 static int segv_installed;
 
@@ -40,17 +39,19 @@ static _Noreturn void null_buffer(const char *fn, const char *what, size_t n)
 
 static void on_segv(int sig, siginfo_t *si, void *uc)
 {
-    const struct shmi_rma_guard *g = shmi_rma_guard;
-    uintptr_t a = (uintptr_t)si->si_addr, p = g ? (uintptr_t)g->p : 0;
-    if (g && si->si_code > 0 && a - p < g->n && !shmi_tp_symmetric(&shmi_g.tp, si->si_addr)) {
-        shmi_rma_guard = NULL;
+    struct shmi_rma_guard *g = &shmi_rma_guard;
+    const char *fn = g->fn;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    uintptr_t a = (uintptr_t)si->si_addr, p = (uintptr_t)g->p;
+    if (fn && si->si_code > 0 && a - p < g->n && !shmi_tp_symmetric(&shmi_g.tp, si->si_addr)) {
+        g->fn = NULL;
         /* Synchronous, inside a memcpy of ours: no lock of the program is
          * held, so the ordinary fatal path (message, launcher) is safe. */
         shmi_fatal("%s: %s=%p (%zu bytes) cannot be %s: address %p %s (SIGSEGV): pass a "
-                   "valid buffer of this PE (a freed, unmapped or wild pointer?)", g->fn,
-                   g->what, g->p, g->n, g->write ? "written" : "read", si->si_addr,
-                   si->si_code == SEGV_ACCERR ? "is not accessible that way"
-                                              : "is not mapped");
+                   "valid buffer of this PE (a freed, unmapped or wild pointer?)", fn,
+                   g->write ? "dest" : "source", g->p, g->n, g->write ? "written" : "read",
+                   si->si_addr, si->si_code == SEGV_ACCERR ? "is not accessible that way"
+                                                           : "is not mapped");
     }
     shmi_sig_chain(&segv_prev, sig, si, uc);
 }
@@ -80,8 +81,7 @@ static inline __attribute__((always_inline)) void put_bytes(const char *fn, void
     const struct shmi_tp_ops *via = shmi_tp_route(&shmi_g.tp, dest, src, wpe);
     if (SHMI_TP_DIRECT(via)) {
         void *d = shmi_sym(fn, "dest", dest, n, wpe);
-        const struct shmi_rma_guard g = { fn, "source", src, n, 0 };
-        shmi_rma_enter(&g);
+        shmi_rma_enter(fn, src, n, 0);
         if (wpe == shmi_g.me) memmove(d, src, n);
         else memcpy(d, src, n);
         shmi_rma_leave();
@@ -108,7 +108,7 @@ static void put(const char *fn, shmem_ctx_t ctx, void *dest, const void *src, si
     if (n) put_bytes(fn, dest, src, n, wpe, nbi ? SHMI_TP_NBI : SHMI_TP_BLOCKING, 1);
 }
 
-static void get(const char *fn, shmem_ctx_t ctx, void *dest, const void *src, size_t nelems,
+static inline __attribute__((always_inline)) void get(const char *fn, shmem_ctx_t ctx, void *dest, const void *src, size_t nelems,
                 size_t elem, int pe, int nbi)
 {
     int wpe = shmi_ctx_pe(fn, ctx, pe);
@@ -118,8 +118,7 @@ static void get(const char *fn, shmem_ctx_t ctx, void *dest, const void *src, si
     const struct shmi_tp_ops *via = shmi_tp_route(&shmi_g.tp, src, dest, wpe);
     if (SHMI_TP_DIRECT(via)) {
         const void *s = shmi_sym(fn, "source", src, n, wpe);
-        const struct shmi_rma_guard g = { fn, "dest", dest, n, 1 };
-        shmi_rma_enter(&g);
+        shmi_rma_enter(fn, dest, n, 1);
         if (wpe == shmi_g.me) memmove(dest, s, n);
         else memcpy(dest, s, n);
         shmi_rma_leave();
@@ -155,8 +154,7 @@ static void blocks(const char *fn, shmem_ctx_t ctx, char *dest, const char *src,
         const char *s = is_put ? src : sym;
         /* the private side's whole span, for the fault handler */
         size_t lspan = (nblocks - 1) * (is_put ? sstep : dstep) + n;
-        const struct shmi_rma_guard g = { fn, is_put ? "source" : "dest", local, lspan, !is_put };
-        shmi_rma_enter(&g);
+        shmi_rma_enter(fn, local, lspan, !is_put);
         for (size_t b = 0; b < nblocks; b++) memcpy(d + dstep * b, s + sstep * b, n);
         shmi_rma_leave();
         if (is_put) shmi_ring_data(shmi_tp_bell(&shmi_g.tp, wpe), symside, span);
