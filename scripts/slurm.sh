@@ -40,6 +40,7 @@ SLURM_PIDS=()
 SLURM_CONF_FILE=""
 SLURM_MUNGE_SOCK=""
 SLURM_SHORT=""
+SLURM_SHARE=${SLURM_SHARE:-}
 
 slurm_check() {
     local c
@@ -62,22 +63,34 @@ slurm_check() {
 }
 
 # slurm_spawn NAME HOST NS CMD...: CMD in the foreground, in namespace NS
-# with hostname HOST and a private /tmp; logs to DIR/NAME.out.
+# with hostname HOST and a private /tmp; logs to DIR/NAME.out.  Each path of
+# SLURM_SHARE (space-separated: the build tree, the test's work directory)
+# that lies under /tmp stays visible there: its first directory below /tmp
+# is bind-mounted into the private /tmp before that replaces /tmp.
 slurm_spawn() {
-    local name=$1 host=$2 ns=$3
+    local name=$1 host=$2 ns=$3 p c keep=""
     shift 3
     mkdir -p "$SLURM_DIR/tmp.$host"
     chmod 1777 "$SLURM_DIR/tmp.$host"
+    for p in $SLURM_SHARE; do
+        case $p in /tmp/?*) ;; *) continue ;; esac
+        c=${p#/tmp/}
+        c=${c%%/*}
+        case " $keep " in *" $c "*) continue ;; esac
+        keep="$keep $c"
+        mkdir -p "$SLURM_DIR/tmp.$host/$c"
+    done
     # A private mount namespace: /tmp the host's own; /sys a sysfs of the
     # host's network namespace (UCX finds symv0 there, as under `ip netns
     # exec`) with the machine's /sys/fs/cgroup kept under it (slurmd 22.05
     # will not start without its cgroup plugin).
     mkdir -p "$SLURM_DIR/cg.$host"
     nsenter --net="/run/netns/$ns" unshare --uts --mount -- sh -c '
-        hostname "$1" && mount --bind "$2" /tmp &&
+        hostname "$1" && for c in $4; do mount --bind "/tmp/$c" "$2/$c" || exit 1; done &&
+        mount --rbind "$2" /tmp &&
         mount --rbind /sys/fs/cgroup "$3" && mount -t sysfs sysfs /sys &&
-        mount --rbind "$3" /sys/fs/cgroup && umount -l "$3" && shift 3 && exec "$@"' \
-        sh "$host" "$SLURM_DIR/tmp.$host" "$SLURM_DIR/cg.$host" "$@" >"$SLURM_DIR/$name.out" 2>&1 &
+        mount --rbind "$3" /sys/fs/cgroup && umount -l "$3" && shift 4 && exec "$@"' \
+        sh "$host" "$SLURM_DIR/tmp.$host" "$SLURM_DIR/cg.$host" "$keep" "$@" >"$SLURM_DIR/$name.out" 2>&1 &
     SLURM_PIDS+=($!)
 }
 
@@ -94,7 +107,7 @@ slurm_up() {
     fi
     local d=$SLURM_DIR cpus=${CPUS_PER_NODE:-4}
     SLURM_CONF_FILE=$d/slurm.conf
-    case $d in /tmp|/tmp/*) SLURM_ERR="$d is under /tmp, which each host replaces with a private one: use another directory"; return 1 ;; esac
+    SLURM_SHARE="${SLURM_SHARE:-} $d"
     mkdir -p "$d/munge" "$d/ctld" "$d/spool.hosta" "$d/spool.hostb" && chmod 700 "$d/munge" || { SLURM_ERR="cannot make $d"; return 1; }
     # munge: a fresh key, our own socket; --force: it runs as root here
     local sock=$d/munge/sock

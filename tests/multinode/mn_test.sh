@@ -113,6 +113,7 @@ case $? in
 esac
 if [ "$LAUNCHER" = srun ]; then
     SHM_BEFORE=$(ls -A /dev/shm | sort)
+    SLURM_SHARE="$B $T" # visible to the PEs even when under /tmp
     slurm_up "$T/slurm" || { echo "FAIL [$CASE]: $SLURM_ERR"; exit 1; }
 fi
 
