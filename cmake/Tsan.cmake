@@ -41,6 +41,8 @@ set(_shmi_tsan_skip
   "multinode_aset_2x2: as multinode_rma_2x1"
   "multinode_selftest_2x1: as multinode_rma_2x1"
   "multinode_selftest_2x2: as multinode_rma_2x1"
+  "multinode_netdown_2x2: as multinode_rma_2x1"
+  "multinode_freeze_2x2: as multinode_rma_2x1"
   "hardening_align_at_base_np2: TSan owns the address space outside its few application ranges (shadow and meta memory), so a heap at a chosen SHMEM_HEAP_BASE cannot be mapped there"
   "pmix_multinode: as multinode_rma_2x1 (two simulated nodes, UCX between them)"
   "multinode_uid_rma_2x2: as multinode_rma_2x1"

@@ -127,6 +127,8 @@ static void step_transport(struct shmi_seg *segs, int nseg)
      * step_alloc): the network transport's progress thread rings it */
     struct shmi_bell *bell = (struct shmi_bell *)(shmi_g.heap.base + shmi_g.heap.size -
                                                   SHMI_CTL_SIZE);
+    shmi_peer_init();
+    shmi_g.tp.net_timeout = (double)shmi_g.env.NET_TIMEOUT;
     if (shmi_tp_init(&shmi_g.tp, &shmi_g.boot, segs, nseg, bell, err, sizeof err) != SHMI_OK)
         init_fail("cannot map the other PEs' memory", err);
     /* doorbells name waited-on bytes by segment and offset (wait.h) */
@@ -216,6 +218,7 @@ static void start_session(int requested)
     shmi_rma_fault_install(); /* bad private pointers in put/get: one line, not a crash */
     pcontrol_level = 1;
     depth = 1;
+    shmi_g.leaving = 0;
     shmi_g.phase = SHMI_RUNNING;
 }
 
@@ -364,6 +367,7 @@ void shmem_finalize(void)
         shmi_fatal("shmem_finalize: %d block%s of the symmetric heap %s damaged (see above): "
                    "fix the out-of-bounds writes", bad, bad > 1 ? "s" : "", bad > 1 ? "were" : "was");
     shmi_barrier_checked("shmem_finalize", SHMI_OP_FINALIZE, 0, 0, 0);
+    shmi_g.leaving = 1; /* a peer past the next barrier may exit and disconnect */
     /* Members may read team rank 0's signature after the barrier, across
      * nodes over the network: one more, so no PE disconnects (at exit) while
      * another still reads from it (issue 9). */

@@ -25,6 +25,26 @@ _Noreturn void shmi_tp_fail_at(const char *fn, const char *what, const void *add
                via->why(&shmi_g.tp, pe, rc, why, sizeof why));
 }
 
+/* tp.h: a connection to another node failed while the job runs.  Once the
+ * finalize barrier is passed, peers that leave close their connections:
+ * that is no failure. */
+static void peer_lost(int pe, const char *why, int waiting)
+{
+    (void)pe;
+    if (shmi_g.phase != SHMI_RUNNING || shmi_g.leaving) return;
+    const struct shmi_wait_desc *d = waiting ? shmi_wait_cur : NULL;
+    /* Not through the launcher's abort: it may need the lost network (Slurm's
+     * PMIx plugin waits ~10 s for srun); every PE finds the loss itself, and
+     * the launcher sees each exit. */
+    shmi_log_set_abort_hook(NULL);
+    shmi_fatal("lost the connection to %s, while %s%s; the network between the nodes is down or "
+               "that node's PEs stopped, so the job ends (check the link and the other node, "
+               "then run it again)", why, d && d->what ? "waiting in " : "",
+               d && d->what ? d->what : "in a transfer or outside symheap");
+}
+
+void shmi_peer_init(void) { shmi_tp_lost_hook = peer_lost; }
+
 void shmi_peer_put(const char *fn, const struct shmi_tp_ops *via, void *dest, const void *src,
                    size_t n, int pe, int mode)
 {

@@ -189,6 +189,7 @@ enum { SHMI_UNINIT = 0, SHMI_RUNNING = 1, SHMI_FINALIZED = 2 };
 
 struct shmi_state {
     int phase;                 /* SHMI_UNINIT / RUNNING / FINALIZED */
+    int leaving;               /* past finalize's checked barrier: peers may disconnect */
     int me, npes;
     int thread_level;
     struct shmi_env env;
@@ -267,6 +268,8 @@ void shmi_watchdog_init(void);
  * other route here.  Addresses on the peer's side are our symmetric ones,
  * already checked.  A failure is fatal: "fn: <the transport's why>". */
 struct shmem_team_s;
+/* Install the core's answer to a lost network connection (tp.h). */
+void shmi_peer_init(void);
 _Noreturn void shmi_tp_fail(const char *fn, const struct shmi_tp_ops *via, int pe, int rc);
 /* The same naming the argument: "fn: dest=0x... (pe=1) is GPU memory, ..." */
 _Noreturn void shmi_tp_fail_at(const char *fn, const char *what, const void *addr,

@@ -15,6 +15,8 @@
 #include <string.h>
 
 /* Rows that reach PEs on other nodes, in order of preference. */
+void (*shmi_tp_lost_hook)(int pe, const char *why, int waiting);
+
 static const struct shmi_tp_ops *const net_rows[] = {
 #if SHMI_HAVE_UCX
     &shmi_tp_ucx,
@@ -65,7 +67,9 @@ static int find_remote(struct shmi_tp *tp, shmi_boot_t *b)
 int shmi_tp_init(struct shmi_tp *tp, shmi_boot_t *b, struct shmi_seg *segs, int nseg,
                  struct shmi_bell *bell, char *err, size_t errlen)
 {
+    double net_timeout = tp->net_timeout; /* the caller's setting */
     memset(tp, 0, sizeof *tp);
+    tp->net_timeout = net_timeout;
     tp->me = b->rank;
     tp->npes = b->size;
     tp->bell = bell;

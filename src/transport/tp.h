@@ -142,6 +142,8 @@ struct shmi_tp {
     int nremote;
     int *node;          /* [npes]: the lowest world PE of each PE's node; NULL on one node */
     struct shmi_bell *bell; /* ours; a peer's is at the same symmetric address */
+    double net_timeout;     /* SHMEM_NET_TIMEOUT: a silent node is lost after it (0: never);
+                             * set by the caller before shmi_tp_init */
 };
 
 /* Collective: exchange the segments' fds through the bootstrap and map every
@@ -153,6 +155,14 @@ struct shmi_tp {
 int shmi_tp_init(struct shmi_tp *tp, shmi_boot_t *b, struct shmi_seg *segs, int nseg,
                  struct shmi_bell *bell, char *err, size_t errlen);
 void shmi_tp_fini(struct shmi_tp *tp);
+/* Set by the core: a network transport's connection to pe failed while the
+ * job runs (the link between the nodes went down, or that node's PEs
+ * stopped).  why: "PE 3 on host b: <the transport's reason>".  Called once,
+ * a few seconds after the failure, from a thread waiting in the library
+ * (waiting 1: the core knows for what) or else from the transport's own
+ * thread (waiting 0); ends the job unless the core says the job is leaving
+ * (peers that finalized disconnect at exit). */
+extern void (*shmi_tp_lost_hook)(int pe, const char *why, int waiting);
 /* The GPU heap is up (collective, every PE the same dev): route its memory
  * through the copy engines.  0, or SHMI_ENOMEM. */
 int shmi_tp_dev_attach(struct shmi_tp *tp, const struct shmi_tp_dev *dev);

@@ -18,6 +18,7 @@
 #include "transport/tp.h"
 #include "util/dl.h"
 #include "util/err.h"
+#include "util/clock.h"
 #include "util/log.h"
 
 #include <stdio.h>
@@ -112,7 +113,24 @@ static struct {
     uint32_t pollers;                    /* atomic: threads progressing in a wait */
     int parked;                          /* atomic: the progress thread waits for 0 */
     int dirty;                           /* atomic: issued, not flushed (quiet) */
+    double timeout;                      /* SHMEM_NET_TIMEOUT (0: no liveness probe) */
+    int *leaders;                        /* one PE of every other node: probed */
+    int nleaders, probe_at;              /* probe_at: the leader probed next */
+    void *probe;                         /* the probe's request, or NULL */
+    double probe_sent, probe_due;
+    uint64_t probe_word;                 /* the probe's landing place */
+    int silent;                          /* 1 + the PE that did not answer in time */
+    int lost;                            /* atomic: 1 + the first PE whose connection failed */
+    int lost_told;                       /* atomic: reported (net_check) */
+    double lost_at;                      /* when (shmi_clock_s), written before lost */
 } u;
+
+/* A failed connection is reported LOST_GRACE_S after the failure: a PE that
+ * died is then reported by its launcher or bootstrap (the clearer message),
+ * and the link going down still ends the job within seconds.  The progress
+ * thread reports one second later still, so that a thread waiting in the
+ * library, which can say for what, reports first. */
+#define LOST_GRACE_S 3.0
 
 /* While a waiting thread progresses the worker itself (shmi_wait_net), the
  * progress thread parks on pollers instead of on the worker's event fd, so
@@ -178,6 +196,9 @@ const char *shmi_ucx_why(int pe, int rc, char *buf, size_t len)
     return buf;
 }
 
+static void lost_set(int pe, double at);
+static inline int xlate(const void *a, int pe, uint64_t *raddr, ucp_rkey_h *rkey);
+
 static void on_ep_error(void *arg, ucp_ep_h ep, ucs_status_t st)
 {
     (void)ep;
@@ -188,6 +209,83 @@ static void on_ep_error(void *arg, ucp_ep_h ep, ucs_status_t st)
     if (u.failed[pe] == UCS_OK) u.failed[pe] = st;
     shmi_log_debug("ucx: connection to PE %d (%s) failed: %s", pe, u.host[pe],
                    f.ucs_status_string(st));
+    lost_set(pe, shmi_clock_s());
+}
+
+/* Record that pe is lost (first failure only), then wake sleepers: their
+ * waits report it (net_check).  at: when it counts as failed. */
+static void lost_set(int pe, double at)
+{
+    int none = 0;
+    if (__atomic_load_n(&u.lost, __ATOMIC_RELAXED)) return;
+    u.lost_at = at;
+    if (__atomic_compare_exchange_n(&u.lost, &none, pe + 1, 0, __ATOMIC_RELEASE, __ATOMIC_RELAXED) &&
+        u.bell)
+        shmi_ring(u.bell);
+}
+
+/* Liveness across nodes (progress thread).  A link that goes down breaks no
+ * TCP connection at once: data waits in the socket for minutes, and UCX's
+ * keepalive rides the same socket.  So once a second we get 8 bytes from one
+ * PE of another node, in turn, and a node that has not answered within
+ * SHMEM_NET_TIMEOUT is lost (the link is down, or its PEs are stopped). */
+static void probe_tick(void)
+{
+    if (u.timeout <= 0 || !u.nleaders) return;
+    double now = shmi_clock_s();
+    int pe = u.leaders[u.probe_at];
+    if (u.probe) {
+        ucs_status_t st = f.ucp_request_check_status(u.probe);
+        if (st == UCS_INPROGRESS) {
+            if (now - u.probe_sent > u.timeout && !u.silent) {
+                u.silent = pe + 1;
+                lost_set(pe, now - LOST_GRACE_S); /* reported now: the timeout was the wait */
+            }
+            return;
+        }
+        f.ucp_request_free(u.probe);
+        u.probe = NULL;
+        if (st != UCS_OK) on_ep_error((void *)(intptr_t)pe, u.ep[pe], st);
+        u.probe_at = (u.probe_at + 1) % u.nleaders;
+        return;
+    }
+    if (now < u.probe_due) return;
+    u.probe_due = now + 1.0;
+    uint64_t raddr;
+    ucp_rkey_h rkey;
+    if (!xlate(u.bell, pe, &raddr, &rkey)) return;
+    ucp_request_param_t p = { 0 };
+    void *req = f.ucp_get_nbx(u.ep[pe], &u.probe_word, sizeof u.probe_word, raddr, rkey, &p);
+    u.probe_sent = now;
+    if (UCS_PTR_IS_ERR(req)) on_ep_error((void *)(intptr_t)pe, u.ep[pe], UCS_PTR_STATUS(req));
+    else u.probe = req;
+}
+
+/* Report a failed connection once (tp.h: shmi_tp_lost_hook), after grace
+ * seconds; the hook ends the job unless it is leaving. */
+static void lost_report(double grace, int waiting)
+{
+    int pe = __atomic_load_n(&u.lost, __ATOMIC_ACQUIRE) - 1;
+    if (pe < 0 || __atomic_load_n(&u.lost_told, __ATOMIC_RELAXED) ||
+        shmi_clock_s() - u.lost_at < grace)
+        return;
+    int no = 0;
+    if (!__atomic_compare_exchange_n(&u.lost_told, &no, 1, 0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+        return;
+    char why[320];
+    if (u.silent == pe + 1)
+        snprintf(why, sizeof why, "PE %d on host %s: no answer for %.0f s (SHMEM_NET_TIMEOUT)", pe,
+                 u.host[pe], u.timeout);
+    else
+        shmi_ucx_why(pe, SHMI_EBOOT, why, sizeof why);
+    void (*hook)(int, const char *, int) = shmi_tp_lost_hook;
+    if (hook) hook(pe, why, waiting);
+}
+
+static void net_check(void)
+{
+    if (__builtin_expect(__atomic_load_n(&u.lost, __ATOMIC_RELAXED) != 0, 0))
+        lost_report(LOST_GRACE_S, 1);
 }
 
 /* Segment of our symmetric address a and its remote address on pe. */
@@ -207,12 +305,14 @@ static inline int xlate(const void *a, int pe, uint64_t *raddr, ucp_rkey_h *rkey
 
 static void poll_progress(void) { f.ucp_worker_progress(u.worker); }
 
-static const struct shmi_net_poll net_poll = { poll_begin, poll_progress, poll_end };
+static const struct shmi_net_poll net_poll = { poll_begin, poll_progress, poll_end, net_check };
 
 static void *progress_main(void *arg)
 {
     (void)arg;
     while (!__atomic_load_n(&u.stop, __ATOMIC_ACQUIRE)) {
+        probe_tick();
+        if (__atomic_load_n(&u.lost, __ATOMIC_RELAXED)) lost_report(LOST_GRACE_S + 1, 0);
         uint32_t n = __atomic_load_n(&u.pollers, __ATOMIC_SEQ_CST);
         if (n) {
             struct timespec ts = { 0, PARK_NS };
@@ -450,20 +550,36 @@ static int alloc_tables(void)
     return ok ? SHMI_OK : SHMI_ENOMEM;
 }
 
+/* One PE of every other node (the lowest): the liveness probe's targets. */
+static int find_leaders(const uint8_t *remote)
+{
+    u.leaders = calloc((size_t)u.npes, sizeof *u.leaders);
+    if (!u.leaders) return SHMI_ENOMEM;
+    for (int pe = 0; pe < u.npes; pe++)
+        if (remote[pe] && u.node[pe] == pe) u.leaders[u.nleaders++] = pe;
+    if (u.timeout > 0)
+        shmi_log_debug("ucx: asking %d other node(s) once a second, lost after %.0f s of silence",
+                       u.nleaders, u.timeout);
+    return SHMI_OK;
+}
+
 int shmi_ucx_init(shmi_boot_t *b, const struct shmi_seg *segs, int nseg, const uint8_t *remote,
-                  struct shmi_bell *bell, char *err, size_t errlen)
+                  struct shmi_bell *bell, double timeout, char *err, size_t errlen)
 {
     if (u.up) return SHMI_OK;
     memset(&u, 0, sizeof u);
     u.me = b->rank;
     u.npes = b->size;
     u.bell = bell;
+    u.timeout = timeout;
     int rc = load(err, errlen);
     if (rc == SHMI_OK && (rc = alloc_tables()) != SHMI_OK)
         snprintf(err, errlen, "ucx: out of memory for %d PEs' tables", u.npes);
     if (rc == SHMI_OK) rc = open_worker(err, errlen);
     if (rc == SHMI_OK) rc = map_segs(segs, nseg, err, errlen);
     if (rc == SHMI_OK) rc = exchange(b, remote, err, errlen);
+    if (rc == SHMI_OK && (rc = find_leaders(remote)) != SHMI_OK)
+        snprintf(err, errlen, "ucx: out of memory for %d PEs' tables", u.npes);
     if (rc == SHMI_OK) rc = thread_start(err, errlen);
     if (rc != SHMI_OK) {
         shmi_ucx_fini();
@@ -483,6 +599,7 @@ void shmi_ucx_fini(void)
     if (!lib) return;
     shmi_wait_net = NULL;
     thread_stop();
+    if (u.probe) f.ucp_request_free(u.probe); /* released when it completes, or with the ep */
     if (u.worker && u.up) {
         ucp_request_param_t p = { 0 };
         req_wait(f.ucp_worker_flush_nbx(u.worker, &p));
@@ -506,6 +623,7 @@ void shmi_ucx_fini(void)
     free(u.failed);
     free(u.host);
     free(u.node);
+    free(u.leaders);
     for (int s = 0; s < SHMI_TP_MAX_SEGS; s++) {
         free(u.rbase[s]);
         free(u.rkey[s]);
@@ -607,7 +725,7 @@ void shmi_ucx_progress(void)
 static int ops_init(struct shmi_tp *tp, shmi_boot_t *b, struct shmi_seg *segs, int nseg,
                     char *err, size_t errlen)
 {
-    return shmi_ucx_init(b, segs, nseg, tp->remote, tp->bell, err, errlen);
+    return shmi_ucx_init(b, segs, nseg, tp->remote, tp->bell, tp->net_timeout, err, errlen);
 }
 
 static void ops_fini(struct shmi_tp *tp)

@@ -39,9 +39,11 @@ struct shmi_bell;
 
 /* Collective over all PEs: load libucp, create context and worker, register
  * segs, exchange addresses and keys, connect to every PE with remote[pe] != 0.
- * bell: our doorbell, rung by the progress thread after remote writes. */
+ * bell: our doorbell, rung by the progress thread after remote writes.
+ * timeout: seconds another node may stay silent before it is lost (tp.h,
+ * shmi_tp_lost_hook); 0: never. */
 int shmi_ucx_init(shmi_boot_t *b, const struct shmi_seg *segs, int nseg, const uint8_t *remote,
-                  struct shmi_bell *bell, char *err, size_t errlen);
+                  struct shmi_bell *bell, double timeout, char *err, size_t errlen);
 /* Flush, close endpoints, stop the progress thread, free everything.  Call
  * after the last barrier (no peer needs us any more); idempotent. */
 void shmi_ucx_fini(void);

@@ -177,6 +177,7 @@ static int net_poll(int (*ready)(const void *arg), const void *arg,
     net->begin();
     for (;;) {
         if ((done = ready(arg))) break;
+        net->check();
         net->progress();
         if ((done = ready(arg)) || shmi_clock_s() > end) break;
         sched_yield();
@@ -259,6 +260,7 @@ static void wait_impl(struct shmi_bell *bell, int (*ready)(const void *arg), con
         if (ready(arg)) break;
         futex_wait(&bell->seq, seen, ns);
         if (ready(arg)) break;
+        if (net) net->check();
         if (ns < 1000000) ns *= 2;
         if (hook && ns >= 1000000) {
             double waited = shmi_clock_s() - start;

@@ -71,6 +71,10 @@ struct shmi_net_poll {
     void (*begin)(void);
     void (*progress)(void);
     void (*end)(int sleeping); /* sleeping: the wait goes on, asleep */
+    /* A connection to a peer failed while we wait: report it (tp.h,
+     * shmi_tp_lost_hook), which ends the job unless it is leaving.  Called
+     * by every wait between polls and sleeps: one load when all is well. */
+    void (*check)(void);
 };
 extern const struct shmi_net_poll *shmi_wait_net;
 /* Wait until ready(arg) is true; sleeps on bell (ours), woken by every ring. */

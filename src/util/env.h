@@ -61,6 +61,11 @@
     X(WATCHDOG, seconds, "60", "0", "604800",   "",                                          \
       "Seconds a PE may wait in a barrier, collective or wait_until before it "  \
       "prints what every PE is blocked in (0 turns the watchdog off).")          \
+    X(NET_TIMEOUT, seconds, "15", "0", "604800", "",                                      \
+      "Across nodes: seconds without an answer from another node before the "   \
+      "job ends, naming it (the link is down or its PEs are stopped); each PE "  \
+      "asks one PE of every other node once a second. 0: never (e.g. to keep a " \
+      "PE stopped in a debugger for longer).")                                   \
     X(WATCHDOG_ABORT, bool, "0", "", "",    "",                                          \
       "After the watchdog's report, end the job (exit status 124) instead of "   \
       "waiting on.")                                                             \

@@ -34,6 +34,8 @@
  *   hang   after init and a barrier the last PE waits forever outside the
  *          library while the others wait in a barrier (the test cancels the
  *          job: scancel).
+ *   traffic  puts, gets and barriers between neighbours until the job is
+ *          ended from outside (the netdown and freeze cases cut a host off).
  * The marker argument is ignored (tests use it to find leftover processes).
  *
  * Without a launcher (the uid cases): MN_UID_FILE=F MN_UID_RANK=r
@@ -668,6 +670,18 @@ int main(int argc, char **argv)
         if (me == n - 1) for (;;) pause();
         shmem_barrier_all();
         return 2;
+    } else if (!strcmp(mode, "traffic")) {
+        /* puts, gets and barriers to the neighbours until the job is ended
+         * from outside (the test takes the link between the hosts down) */
+        long *w = shmem_calloc(1, sizeof *w);
+        printf("ready %d %ld\n", me, (long)getpid());
+        fflush(stdout);
+        shmem_barrier_all();
+        for (long i = 1;; i++) {
+            shmem_long_p(w, i, (me + 1) % n);
+            (void)shmem_long_g(w, (me + n - 1) % n);
+            shmem_barrier_all();
+        }
     } else {
         fprintf(stderr, "mn_prog: unknown mode '%s'\n", mode);
         return 2;

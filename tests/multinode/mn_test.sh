@@ -25,6 +25,12 @@
 #         self-test's summary (all passed)
 #   mismatch  one PE allocates another size (a non-leader, then the second
 #         host's leader): the job ends non-zero with both calls named
+#   netdown  the link between the hosts taken down mid-job (PEs putting,
+#         getting, in barriers): every PE ends within 30 s naming a PE of the
+#         other host that does not answer (SHMEM_NET_TIMEOUT, 15 s); with the
+#         link back the launcher ends non-zero; nothing is left
+#   freeze  the second host's PEs stopped with SIGSTOP: the first host's PEs
+#         end within 30 s naming one of them; after SIGCONT the job ends
 #   kill  a PE SIGKILLs itself on the second host: every PE ends, the
 #         launcher exits non-zero, no process, no new /dev/shm entry and no
 #         namespace is left
@@ -332,16 +338,22 @@ case_nopmix() {
     no_procs
 }
 
-case_scancel() {
-    launcher
-    "${LAUNCH[@]}" -J "hang-$ID" "$PROG" hang "$MARK" >"$T/out" 2>"$T/err" &
-    local srun=$! t0 job
+# Up to 30 s for every PE's "ready" line in $T/out (a job in the background).
+wait_ready() {
+    local t0
     t0=$(now_ms)
     while [ "$(grep -c '^ready ' "$T/out")" != $((2 * K)) ] && [ $(($(now_ms) - t0)) -lt 30000 ]; do
         sleep 0.1
     done
     [ "$(grep -c '^ready ' "$T/out")" = $((2 * K)) ] ||
         fail "not every PE got through shmem_init: $(head -c 3000 "$T/out" "$T/err")"
+}
+
+case_scancel() {
+    launcher
+    "${LAUNCH[@]}" -J "hang-$ID" "$PROG" hang "$MARK" >"$T/out" 2>"$T/err" &
+    local srun=$! t0 job
+    wait_ready
     job=$(slurm_in_a squeue -h -n "hang-$ID" -o %i)
     t0=$(now_ms)
     slurm_in_a scancel "$job" || fail "scancel $job failed"
@@ -352,6 +364,65 @@ case_scancel() {
     [ $(($(now_ms) - t0)) -lt 30000 ] || fail "the job took $(($(now_ms) - t0)) ms to end after scancel"
     no_procs
 }
+
+# The second host cut off while every PE puts, gets and joins barriers
+# across it: its link taken down (netdown), or its PEs frozen with SIGSTOP
+# (freeze).  Every PE on the first host (netdown: on both) ends within 30 s
+# with a line naming a PE of the other host that no longer answers; then the
+# link comes back (or the frozen PEs get SIGCONT) and the launcher ends
+# non-zero within 30 s, leaving nothing on either host.
+cut_off() { # netdown | freeze
+    local how=$1 before pid t0 new b_pids watch p
+    before=$(ls -A /dev/shm | sort)
+    launcher
+    local name=()
+    [ "$LAUNCHER" = mpirun ] || name=(-J "cut-$ID")
+    timeout -k 5 150 "${LAUNCH[@]}" "${name[@]}" "$PROG" traffic "$MARK" >"$T/out" 2>"$T/err" &
+    pid=$!
+    wait_ready
+    b_pids=$(awk -v k="$K" '$1 == "ready" && $2 >= k { print $3 }' "$T/out")
+    sleep 0.5 # traffic flows
+    t0=$(now_ms)
+    if [ "$how" = netdown ]; then
+        ip -n "$NB" link set symv0 down || fail "cannot take host B's link down"
+        watch=$(awk '$1 == "ready" { print $3 }' "$T/out")                # every PE ends
+    else
+        kill -STOP $b_pids || fail "cannot stop host B's PEs"
+        watch=$(awk -v k="$K" '$1 == "ready" && $2 < k { print $3 }' "$T/out") # host A's
+    fi
+    while [ $(($(now_ms) - t0)) -lt 40000 ] && for p in $watch; do kill -0 "$p" 2>/dev/null && break; p=""; done && [ -n "$p" ]; do
+        sleep 0.2
+    done
+    MS=$(($(now_ms) - t0))
+    [ "$MS" -lt 30000 ] || fail "the PEs took $MS ms to end after $how"
+    if [ "$how" = netdown ]; then ip -n "$NB" link set symv0 up; else kill -CONT $b_pids; fi
+    # srun waits for slurmstepd's word from the cut-off node, which Slurm
+    # resends on its own schedule: after 30 s the job is cancelled instead
+    if ! timeout 30 tail --pid="$pid" -f /dev/null; then
+        if [ "$LAUNCHER" = srun ]; then
+            slurm_in_a scancel -n "cut-$ID"
+            timeout 30 tail --pid="$pid" -f /dev/null || fail "srun still runs 30 s after scancel"
+        else
+            fail "the launcher still runs 30 s after the end of $how"
+        fi
+    fi
+    wait "$pid"
+    RC=$?
+    [ -z "${MN_VERBOSE:-}" ] || { echo "rc $RC, PEs ended in $MS ms"; cat "$T/out" "$T/err"; }
+    [ "$RC" != 0 ] || fail "the job exited 0 after $how"
+    # netdown: a PE of the other host (either side, whichever detects it:
+    # our probe's "no answer for N s" or UCX's own "Endpoint timeout");
+    # freeze: a PE of host B, named by host A's PEs
+    local who="[0-9]+"
+    [ "$how" = netdown ] || who="($(seq -s '|' "$K" $((2 * K - 1))))"
+    [ "$(lines "lost the connection to PE $who on host [^ :]+: ")" -ge 1 ] ||
+        fail "no line names a PE of the other host as lost: $(head -c 3000 "$T/out" "$T/err")"
+    no_procs
+    new=$(shm_left "$before")
+    [ -z "$new" ] || fail "new entries in /dev/shm: $new"
+}
+case_netdown() { cut_off netdown; }
+case_freeze() { cut_off freeze; }
 
 # sbatch_one NAME MODE ARGS...: a batch script that runs srun mn_prog MODE;
 # sets RC (sbatch --wait's), JOB, STATE and EXITC (scontrol show job)
