@@ -398,6 +398,8 @@ static void colls(shmem_team_t t, const char *what)
 {
     moves(t, 1, what);          /* staged (one barrier) */
     moves(t, 20000, what);      /* 160 KB blocks: pulled from the sources */
+    moves(t, 64, what);         /* 512 B: just above the stage (two-level fcollect) */
+    moves(t, NL, what);         /* 1 MiB blocks */
     reductions(t, 1, 0, what);  /* 8 B */
     reductions(t, 1, 1, what);
     reductions(t, NL, 0, what); /* 1 MiB */
