@@ -416,6 +416,7 @@ static void coll(int me, int n)
     CHECK(shmem_team_my_pe(rev) == n - 1 - me, "rank in the reversed team: %d",
           shmem_team_my_pe(rev));
     moves(rev, 3, "reversed");
+    moves(rev, 64, "reversed"); /* two-level fcollect on a split */
     reductions(rev, 3, 0, "reversed");
     reductions(rev, 5000, 1, "reversed");
     /* 2d: rows of 2 (one host's PEs with 2 per host) and columns (across) */
@@ -424,6 +425,7 @@ static void coll(int me, int n)
     moves(x, 300, "row");
     reductions(x, 300, 0, "row");
     moves(y, 2, "column");
+    moves(y, 64, "column");     /* a node's members not consecutive (2x4) */
     reductions(y, 3000, 0, "column");
     shmem_team_destroy(y);
     shmem_team_destroy(x);
