@@ -299,17 +299,25 @@ SHMI_ROW_BODY void pull_nodes(const char *fn, const struct shmem_team_s *t, uint
 
 /* ---- fcollect ------------------------------------------------------------------- */
 
+/* fcollect up to its checked barrier: dest (ours) in *d (NULL when n is 0),
+ * checked; a small block staged.  Returns the collective's seq. */
+SHMI_ROW_BODY uint64_t fcollect_enter(const char *fn, struct shmem_team_s *t, void *dest,
+                                      const void *source, size_t n, size_t elem, char **d)
+{
+    size_t total = shmi_nbytes(fn, n, (size_t)t->size);
+    *d = n ? shmi_sym(fn, "dest", dest, total, shmi_g.me) : NULL;
+    if (n) shmi_sym(fn, "source", source, n, shmi_g.me);
+    no_overlap(fn, dest, total, source, n);
+    if (n && n <= SHMI_STAGE_BYTES) memcpy(shmi_team_stage_next(t), source, n);
+    return shmi_team_enter(t, fn, SHMI_OP_FCOLLECT, n, elem, n ? shmi_sym_key(dest) : 0, NULL, 0);
+}
+
 SHMI_ROW_BODY int fcollect_pull(const char *fn, struct shmem_team_s *t, void *dest,
                                const void *source, size_t n, size_t elem, pull_fn pull)
 {
-    size_t total = shmi_nbytes(fn, n, (size_t)t->size);
-    char *d = n ? shmi_sym(fn, "dest", dest, total, shmi_g.me) : NULL;
-    if (n) shmi_sym(fn, "source", source, n, shmi_g.me);
-    no_overlap(fn, dest, total, source, n);
+    char *d;
+    uint64_t seq = fcollect_enter(fn, t, dest, source, n, elem, &d);
     int small = n <= SHMI_STAGE_BYTES;
-    if (small && n) memcpy(shmi_team_stage_next(t), source, n);
-    uint64_t seq = shmi_team_enter(t, fn, SHMI_OP_FCOLLECT, n, elem,
-                                   n ? shmi_sym_key(dest) : 0, NULL, 0);
     for (int k = 0; n && k < t->size; k++) {
         int i = (t->rank + k) % t->size;
         pull(fn, t, seq, small, i, source, 0, d + (size_t)i * n, n);
@@ -328,6 +336,55 @@ int shmi_fcollect_nodes(const char *fn, struct shmem_team_s *t, void *dest, cons
                         size_t n, size_t elem)
 {
     return fcollect_pull(fn, t, dest, source, n, elem, pull_nodes);
+}
+
+/* Two-level fcollect (teams spanning nodes with several members on a node,
+ * blocks above the stage; smaller ones are the flat staged pull, one
+ * barrier).  After the entering barrier:
+ *   1. every member copies its node's members' blocks through the mappings;
+ *   2. each node's leader puts its node's blocks, now in its dest, into
+ *      every other leader's dest: one put per node pair when the node's
+ *      members are consecutive ranks (block placement), one per member
+ *      otherwise; then completes them (quiet) and enters a barrier;
+ *   3. the other members copy the other nodes' blocks from their leader's
+ *      dest through the mapping; a closing barrier keeps that dest until
+ *      all have copied.
+ * The network carries each block once per node pair instead of once per
+ * member pair (flat: every member gets every other node's blocks). */
+int shmi_fcollect_hier(const char *fn, struct shmem_team_s *t, void *dest, const void *source,
+                       size_t n, size_t elem)
+{
+    if (n <= SHMI_FCOLLECT_HIER_MIN) return shmi_fcollect_nodes(fn, t, dest, source, n, elem);
+    char *d;
+    fcollect_enter(fn, t, dest, source, n, elem, &d);
+    struct shmi_hier *h = shmi_team_hier(t);
+    for (int k = 0; k < h->nlocal; k++) {
+        size_t o = (size_t)h->local[k] * n;
+        memcpy(d + o, at(t, source, h->local[k]), n);
+    }
+    int leader = t->rank == h->leader;
+    if (leader) {
+        int lo = h->local[0], run = h->local[h->nlocal - 1] - lo + 1 == h->nlocal;
+        for (int k = 0; k < h->nlead; k++) {
+            int pe = shmi_team_pe(t, h->lead[k]);
+            if (h->lead[k] == h->leader) continue;
+            for (int j = 0; j < (run ? 1 : h->nlocal); j++) {
+                size_t o = (size_t)(run ? lo : h->local[j]) * n;
+                shmi_peer_write(fn, (char *)dest + o, d + o, run ? (size_t)h->nlocal * n : n, pe,
+                                SHMI_TP_NBI);
+            }
+        }
+        shmi_quiet();
+    }
+    shmi_team_barrier(t);
+    if (!leader) {
+        const char *ld = at(t, dest, h->leader);
+        for (int i = 0; i < t->size; i++)
+            if (shmi_node(shmi_team_pe(t, i)) != h->node)
+                memcpy(d + (size_t)i * n, ld + (size_t)i * n, n);
+    }
+    shmi_team_barrier(t);
+    return 0;
 }
 
 int shmi_coll_fcollect(const char *fn, shmem_team_t team, void *dest, const void *source,

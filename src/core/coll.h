@@ -143,6 +143,12 @@ SHMI_COLL_DECL(nodes)
  * (coll.c; larger ones as shmi_bcast_local). */
 int shmi_bcast_push(const char *fn, struct shmem_team_s *t, void *dest, const void *source,
                     size_t n, size_t elem, int root);
+/* Two-level fcollect across nodes: gathered on each node, one transfer per
+ * node pair between leaders (coll.c); blocks up to SHMI_FCOLLECT_HIER_MIN
+ * bytes take the flat staged form (shmi_fcollect_nodes). */
+#define SHMI_FCOLLECT_HIER_MIN SHMI_STAGE_BYTES
+int shmi_fcollect_hier(const char *fn, struct shmem_team_s *t, void *dest, const void *source,
+                       size_t n, size_t elem);
 int shmi_bcast_tp(const char *fn, struct shmem_team_s *t, void *dest, const void *source,
                   size_t n, size_t elem, int root);
 int shmi_bcast_tp_nodes(const char *fn, struct shmem_team_s *t, void *dest, const void *source,

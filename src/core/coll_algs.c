@@ -64,16 +64,36 @@ static const struct shmi_coll_algs node_local_push = {
     .name = "node-local, central barrier, push broadcast", .barrier = shmi_bar_central,
     SHMI_DEV_ROW(local, shmi_bcast_push), .dev = &dev_local, .push = 1,
 };
+/* Teams spanning nodes: the two-level barrier and broadcast, and the fcollect
+ * gathered on each node with one transfer per node pair (coll.c). */
 static const struct shmi_coll_algs two_level = {
     .name = "two-level across nodes", .barrier = shmi_bar_two_level,
+    .broadcast = shmi_bcast_nodes, .collect = shmi_collect_nodes,
+    .fcollect = shmi_fcollect_hier, .alltoall = shmi_alltoall_nodes,
+    .alltoalls = shmi_alltoalls_nodes, .reduce = shmi_reduce_nodes, .scan = shmi_scan_nodes,
+    .dev = &dev_nodes,
+};
+/* One member per node: gathering on a node has nothing to gather, so the
+ * flat forms (one transfer per member pair is one per node pair). */
+static const struct shmi_coll_algs two_level_flat = {
+    .name = "two-level across nodes, one PE per node", .barrier = shmi_bar_two_level,
     SHMI_HOST_ROW(nodes, dev_nodes),
 };
+
+/* No two members of t on one node (same answer on every PE). */
+static int one_per_node(const struct shmem_team_s *t)
+{
+    for (int i = 0; i < t->size; i++)
+        for (int j = 0; j < i; j++)
+            if (shmi_node(shmi_team_pe(t, i)) == shmi_node(shmi_team_pe(t, j))) return 0;
+    return 1;
+}
 
 const struct shmi_coll_algs *shmi_coll_choose(const struct shmem_team_s *t,
                                               const struct shmem_team_s *parent)
 {
     /* a split of a node-local team is node-local: no member to ask about */
-    int local = parent && parent->algs != &two_level ? 1 : all_mapped(t);
-    if (!local) return &two_level;
+    int local = parent && parent->algs->barrier != shmi_bar_two_level ? 1 : all_mapped(t);
+    if (!local) return one_per_node(t) ? &two_level_flat : &two_level;
     return central(t->size) ? &node_local_push : &node_local;
 }

@@ -412,6 +412,8 @@ static void colls(shmem_team_t t, const char *what)
 {
     moves(t, 1, what);          /* staged (one barrier) */
     moves(t, 20000, what);      /* 160 KB blocks: pulled from the sources */
+    moves(t, 64, what);         /* 512 B: just above the stage (two-level fcollect) */
+    moves(t, NL, what);         /* 1 MiB blocks */
     reductions(t, 1, 0, what);  /* 8 B */
     reductions(t, 1, 1, what);
     reductions(t, NL, 0, what); /* 1 MiB */
@@ -428,6 +430,7 @@ static void coll(int me, int n)
     CHECK(shmem_team_my_pe(rev) == n - 1 - me, "rank in the reversed team: %d",
           shmem_team_my_pe(rev));
     moves(rev, 3, "reversed");
+    moves(rev, 64, "reversed"); /* two-level fcollect on a split */
     reductions(rev, 3, 0, "reversed");
     reductions(rev, 5000, 1, "reversed");
     /* 2d: rows of 2 (one host's PEs with 2 per host) and columns (across) */
@@ -436,6 +439,7 @@ static void coll(int me, int n)
     moves(x, 300, "row");
     reductions(x, 300, 0, "row");
     moves(y, 2, "column");
+    moves(y, 64, "column");     /* a node's members not consecutive (2x4) */
     reductions(y, 3000, 0, "column");
     shmem_team_destroy(y);
     shmem_team_destroy(x);
