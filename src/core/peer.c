@@ -83,6 +83,14 @@ void shmi_peer_write(const char *fn, void *sym, const void *src, size_t n, int p
     else shmi_peer_put(fn, via, sym, src, n, pe, mode);
 }
 
+uint64_t shmi_peer_atomic(const char *fn, void *sym, size_t size, enum shmi_amo_op op, uint64_t v,
+                          uint64_t c, int pe)
+{
+    const struct shmi_tp_ops *via = shmi_tp_route(&shmi_g.tp, sym, NULL, pe);
+    if (SHMI_TP_DIRECT(via)) return shmi_tp_atomic(shmi_tp_ptr(&shmi_g.tp, sym, pe), size, op, v, c);
+    return shmi_peer_amo(fn, "dest", via, sym, size, op, v, c, pe);
+}
+
 void shmi_quiet(void)
 {
     const struct shmi_tp_ops *who;

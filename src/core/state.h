@@ -288,6 +288,9 @@ void shmi_peer_read(const char *fn, void *dst, const void *sym, size_t n, int pe
  * (src reusable on return, not yet delivered everywhere: shmi_quiet),
  * UNTRACKED for data that its reader waits for anyway. */
 void shmi_peer_write(const char *fn, void *sym, const void *src, size_t n, int pe, int mode);
+/* The atomic op on pe's copy of sym (size 4 or 8), any route; the old value. */
+uint64_t shmi_peer_atomic(const char *fn, void *sym, size_t size, enum shmi_amo_op op, uint64_t v,
+                          uint64_t c, int pe);
 /* Complete / order what this PE issued, through every transport in use. */
 void shmi_quiet(void);
 void shmi_fence(void);

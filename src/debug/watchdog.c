@@ -95,15 +95,39 @@ static const char *stopped(int pe)
     return st == 'T' ? "stopped (SIGSTOP)" : st == 't' ? "stopped by a debugger (tracing)" : "";
 }
 
-static void describe_pe(int pe)
+/* A PE of another node: its description through the transport (a get of
+ * its control block's record, retried while its writer is busy), or 0.
+ * Not from the signal handler (the transport is no async-signal code). */
+static int snapshot_remote(int pe, struct shmi_blocked *o)
+{
+    for (int tries = 0; tries < 100; tries++) {
+        shmi_peer_read("watchdog", o, &shmi_g.ctl->blocked, sizeof *o, pe);
+        if (!(o->gen & 1)) return 1;
+    }
+    return 0;
+}
+
+/* remote: PEs of other nodes are asked through the transport (the report);
+ * else (the signal handler's dump) only named. */
+static void describe_pe(int pe, int remote)
 {
     struct shmi_blocked b;
+    const char *stop = "";
+    uint32_t active;
+    int got;
     if (!shmi_tp_mapped(&shmi_g.tp, pe)) { /* no mapping (issue 9) */
-        shmi_log_error("watchdog:   PE %d: on another node (its node's watchdog reports it)", pe);
-        return;
+        if (!remote) {
+            shmi_log_error("watchdog:   PE %d: on another node (a dump there shows it)", pe);
+            return;
+        }
+        got = snapshot_remote(pe, &b);
+        active = got ? b.active : 1;
+    } else {
+        stop = stopped(pe);
+        active = __atomic_load_n(&shmi_ctl_of(pe)->blocked.active, __ATOMIC_ACQUIRE);
+        got = active && snapshot(pe, &b);
     }
-    const char *stop = stopped(pe);
-    if (!__atomic_load_n(&shmi_ctl_of(pe)->blocked.active, __ATOMIC_ACQUIRE)) {
+    if (!active) {
         if (*stop)
             shmi_log_error("watchdog:   PE %d: %s, not in a symheap wait", pe, stop);
         else
@@ -111,7 +135,7 @@ static void describe_pe(int pe)
                            "outside symheap)", pe);
         return;
     }
-    if (!snapshot(pe, &b)) {
+    if (!got) {
         shmi_log_error("watchdog:   PE %d: waiting (its description is being updated)", pe);
         return;
     }
@@ -126,7 +150,10 @@ static void describe_pe(int pe)
      * a newer description look as if it started in the future */
     double age = shmi_wd_age(shmi_clock_s(), b.since);
     char took[64] = " (since unknown)";
-    if (age >= 0) snprintf(took, sizeof took, " for %.0f s", age);
+    if (!shmi_tp_mapped(&shmi_g.tp, pe)) /* another machine's monotonic clock */
+        snprintf(took, sizeof took, " (on another node)");
+    else if (age >= 0)
+        snprintf(took, sizeof took, " for %.0f s", age);
     shmi_log_error("watchdog:   PE %d: %s%sin %s%s%s", pe, stop, *stop ? ", " : "", b.what,
                    extra, took);
 }
@@ -137,7 +164,7 @@ static void report(double waited)
     shmi_log_error("watchdog: this PE has waited %.0f s in %s (SHMEM_WATCHDOG=%zu); what "
                    "every PE is doing:", waited, d && d->what ? d->what : "a symheap wait",
                    shmi_g.env.WATCHDOG);
-    for (int pe = 0; pe < shmi_g.npes; pe++) describe_pe(pe);
+    for (int pe = 0; pe < shmi_g.npes; pe++) describe_pe(pe, 1);
     if (shmi_g.env.WATCHDOG_ABORT)
         shmi_fatal_code(124, "watchdog: ending the job (SHMEM_WATCHDOG_ABORT=1): a deadlock "
                         "or a PE that never reaches its matching call");
@@ -155,12 +182,11 @@ static void hook(int event, double waited)
         counted = 0;
     } else if (!reported && shmi_g.env.WATCHDOG && waited >= (double)shmi_g.env.WATCHDOG) {
         reported = 1;
-        /* one report for the job (for each node when it spans nodes): the
-         * first PE to claim it prints for all */
-        uint32_t no = 0;
-        int first = shmi_node(shmi_g.me);
-        if (__atomic_compare_exchange_n(&shmi_ctl_of(first)->blocked.claimed, &no, 1, 0,
-                                        __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+        /* one report for the job, across nodes too: the first PE to claim
+         * PE 0's word prints for all (asking other nodes' PEs through the
+         * transport) */
+        if (shmi_peer_atomic("watchdog", &shmi_g.ctl->blocked.claimed, sizeof(uint32_t),
+                             SHMI_AMO_CSWAP, 1, 0, 0) == 0)
             report(waited);
     }
 }
@@ -182,7 +208,7 @@ static void on_dump(int sig)
     (void)sig;
     int e = errno;
     shmi_log_error("dump (SIGQUIT to symrun): what every PE is doing:");
-    for (int pe = 0; pe < shmi_g.npes; pe++) describe_pe(pe);
+    for (int pe = 0; pe < shmi_g.npes; pe++) describe_pe(pe, 0);
     errno = e;
 }
 

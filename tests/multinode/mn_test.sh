@@ -25,6 +25,8 @@
 #         self-test's summary (all passed)
 #   mismatch  one PE allocates another size (a non-leader, then the second
 #         host's leader): the job ends non-zero with both calls named
+#   watchdog  a PE of host B never joins a barrier: one watchdog report for
+#         the job names every PE's state on both hosts, then the job ends (124)
 #   netdown  the link between the hosts taken down mid-job (PEs putting,
 #         getting, in barriers): every PE ends within 30 s naming a PE of the
 #         other host that does not answer (SHMEM_NET_TIMEOUT, 15 s); with the
@@ -224,6 +226,25 @@ case_mismatch() {
         [ "$MS" -lt 30000 ] || fail "the job took $MS ms to end after the mismatch"
         no_procs
     done
+}
+
+# The watchdog across hosts: every PE but the last waits in a barrier, the
+# last (on host B) never joins; after SHMEM_WATCHDOG=2 s one report for the
+# whole job names every PE, those of the other host included, and
+# SHMEM_WATCHDOG_ABORT ends the job with status 124.
+case_watchdog() {
+    local pe last=$((2 * K - 1))
+    ENVS=(SHMEM_WATCHDOG=2 SHMEM_WATCHDOG_ABORT=1)
+    mpi nz "$PROG" hang "$MARK"
+    ENVS=()
+    expect_lines 1 "watchdog: this PE has waited [0-9]+ s in a (team )?barrier"
+    for pe in $(seq 0 $((last - 1))); do
+        expect_lines 1 "watchdog:   PE $pe: in a (team )?barrier \([^)]*\) \(#[0-9]+\) (for [0-9]+ s|\(on another node\))"
+    done
+    expect_lines 1 "watchdog:   PE $last: not waiting in symheap"
+    expect_lines 0 "on another node \(a dump there"
+    [ "$MS" -lt 30000 ] || fail "the job took $MS ms to end after the watchdog"
+    no_procs
 }
 
 # shm_left BEFORE: the /dev/shm entries that are not in BEFORE (a sorted
