@@ -61,7 +61,7 @@
     X(WATCHDOG, seconds, "60", "0", "604800",   "",                                          \
       "Seconds a PE may wait in a barrier, collective or wait_until before it "  \
       "prints what every PE is blocked in (0 turns the watchdog off).")          \
-    X(NET_TIMEOUT, seconds, "15", "0", "604800", "",                                      \
+    X(NET_TIMEOUT, seconds, "20", "0", "604800", "",                                      \
       "Across nodes: seconds without an answer from another node before the "   \
       "job ends, naming it (the link is down or its PEs are stopped); each PE "  \
       "asks one PE of every other node once a second. 0: never (e.g. to keep a " \

@@ -402,7 +402,7 @@ cut_off() { # netdown | freeze
     pid=$!
     wait_ready
     b_pids=$(awk -v k="$K" '$1 == "ready" && $2 >= k { print $3 }' "$T/out")
-    sleep 0.5 # traffic flows
+    sleep 7 # traffic flows, and every PE's probe (from 5 s on) was answered once
     t0=$(now_ms)
     if [ "$how" = netdown ]; then
         ip -n "$NB" link set symv0 down || fail "cannot take host B's link down"
