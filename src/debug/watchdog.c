@@ -114,8 +114,8 @@ static void describe_pe(int pe, int remote)
     struct shmi_blocked b;
     const char *stop = "";
     uint32_t active;
-    int got;
-    if (!shmi_tp_mapped(&shmi_g.tp, pe)) { /* no mapping (issue 9) */
+    int got, far = !shmi_tp_mapped(&shmi_g.tp, pe);
+    if (far) { /* no mapping (issue 9) */
         if (!remote) {
             shmi_log_error("watchdog:   PE %d: on another node (a dump there shows it)", pe);
             return;
@@ -150,7 +150,7 @@ static void describe_pe(int pe, int remote)
      * a newer description look as if it started in the future */
     double age = shmi_wd_age(shmi_clock_s(), b.since);
     char took[64] = " (since unknown)";
-    if (!shmi_tp_mapped(&shmi_g.tp, pe)) /* another machine's monotonic clock */
+    if (far) /* another machine's monotonic clock */
         snprintf(took, sizeof took, " (on another node)");
     else if (age >= 0)
         snprintf(took, sizeof took, " for %.0f s", age);

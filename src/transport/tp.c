@@ -14,9 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Rows that reach PEs on other nodes, in order of preference. */
 void (*shmi_tp_lost_hook)(int pe, const char *why, int waiting);
 
+/* Rows that reach PEs on other nodes, in order of preference. */
 static const struct shmi_tp_ops *const net_rows[] = {
 #if SHMI_HAVE_UCX
     &shmi_tp_ucx,
