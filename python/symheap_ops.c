@@ -34,7 +34,7 @@ enum pyt sp_pyt(PyArrayObject *a)
 {
     PyArray_Descr *d = PyArray_DESCR(a);
     if (!PyArray_ISNBO(d->byteorder)) return PYT_NONE;
-    int sz = d->elsize;
+    int sz = PyDataType_ELSIZE(d);
     switch (d->kind) {
     case 'b': return sz == 1 ? PYT_BOOL : PYT_NONE;
     case 'i': return sz == 1 ? PYT_I8 : sz == 2 ? PYT_I16 : sz == 4 ? PYT_I32 : sz == 8 ? PYT_I64 : PYT_NONE;

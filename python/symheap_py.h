@@ -15,6 +15,11 @@
 #define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
 #define PY_ARRAY_UNIQUE_SYMBOL symheap_py_ARRAY_API
 #include <numpy/arrayobject.h>
+/* NumPy 2 hides the descriptor's fields behind accessors (inline functions);
+ * NumPy 1 has no accessor. */
+#if NPY_ABI_VERSION < 0x02000000
+#define PyDataType_ELSIZE(d) ((d)->elsize)
+#endif
 
 #include <shmem.h>
 #include <shmemx.h>

@@ -533,7 +533,7 @@ PyTypeObject SymArray_Type = {
 static PyObject *new_array(const char *fn, PyArray_Dims *shape, PyArray_Descr *descr,
                            NPY_ORDER order, Py_ssize_t align, long hints, int clear)
 {
-    size_t n = (size_t)descr->elsize;
+    size_t n = (size_t)PyDataType_ELSIZE(descr);
     for (int d = 0; d < shape->len; d++) {
         if (shape->ptr[d] < 0) {
             Py_DECREF(descr);

@@ -123,6 +123,10 @@ if(SYMHEAP_TESTS)
             ${CMAKE_CURRENT_BINARY_DIR} $<TARGET_FILE:symrun>)
   set_tests_properties(tools_symcc PROPERTIES TIMEOUT 120 LABELS tools
     ENVIRONMENT "SYMCC_CC=${CMAKE_C_COMPILER}")
+  # bench/gpu/pmi1run.py, the PMI-1 launcher for side-by-side runs of NVIDIA's NVSHMEM.
+  add_test(NAME tools_pmi1run
+    COMMAND bash ${CMAKE_SOURCE_DIR}/tests/tools/pmi1run_test.sh ${CMAKE_SOURCE_DIR})
+  set_tests_properties(tools_pmi1run PROPERTIES TIMEOUT 120 LABELS tools)
   # Other build systems drive symcc with CC=symcc in the environment (issue 17):
   # an autotools project (./configure CC=symcc && make), a CMake project
   # (-DCMAKE_C_COMPILER=symcc), and symcc given itself as CC.
