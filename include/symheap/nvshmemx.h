@@ -113,8 +113,14 @@ static inline int nvshmemx_init_status(void)
 int nvshmemx_buffer_register(void *addr, size_t length);
 int nvshmemx_buffer_unregister(void *addr);
 void nvshmemx_buffer_unregister_all(void);
-/* Mapping a user buffer into the symmetric heap (NVSHMEM 3.x): not provided;
- * stops the program with a message that says to use nvshmem_malloc. */
+/* Collective: map each PE's own GPU buffer (a cuMemCreate allocation on the
+ * PE's GPU, mapped at buf_ptr, with CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR
+ * in its requested handle types; size a multiple of the allocation
+ * granularity and the same on every PE) at one symmetric address, so that
+ * RMA, signals and collectives (host, stream and device) use it like
+ * nvshmem_malloc memory.  flags: 0.  Returns that address, or NULL on every
+ * PE with a message.  Unregister (collective, same pointer and size) before
+ * releasing the buffer; nvshmem_finalize unmaps what is left. */
 void *nvshmemx_buffer_register_symmetric(void *buf_ptr, size_t size, int flags);
 int nvshmemx_buffer_unregister_symmetric(void *mmap_ptr, size_t size);
 

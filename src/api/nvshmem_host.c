@@ -4,6 +4,7 @@
  * Written over the public shmem_* API, like the header's one-liners (and
  * init.c's shmi_init_uniqueid for the unique-ID start-up). */
 #include "api/ctx.h" /* shmi_init_uniqueid */
+#include "core/mem_device.h" /* shmi_gpu_adopt */
 #include <symheap/nvshmemx.h>
 
 #include <pthread.h>
@@ -397,17 +398,25 @@ void nvshmemx_buffer_unregister_all(void)
 
 void *nvshmemx_buffer_register_symmetric(void *buf_ptr, size_t size, int flags)
 {
-    (void)flags;
-    nv_fail("nvshmemx_buffer_register_symmetric(%p, %zu): mapping a buffer of your own into "
-            "the symmetric heap is not supported by symheap yet; allocate it with "
-            "nvshmem_malloc", buf_ptr, size);
+    char err[600];
+    if (flags != 0) {
+        nv_error("nvshmemx_buffer_register_symmetric(%p, %zu, flags=%d): flags must be 0 (no "
+                 "flag is defined)", buf_ptr, size, flags);
+        return NULL;
+    }
+    void *p = shmi_gpu_adopt("nvshmemx_buffer_register_symmetric", buf_ptr, size, err, sizeof err);
+    if (!p) nv_error("nvshmemx_buffer_register_symmetric(%p, %zu): %s", buf_ptr, size, err);
+    return p;
 }
 
 int nvshmemx_buffer_unregister_symmetric(void *mmap_ptr, size_t size)
 {
-    nv_fail("nvshmemx_buffer_unregister_symmetric(%p, %zu): no buffer can have been registered "
-            "(nvshmemx_buffer_register_symmetric is not supported); free with nvshmem_free",
-            mmap_ptr, size);
+    char err[600];
+    if (shmi_gpu_unadopt("nvshmemx_buffer_unregister_symmetric", mmap_ptr, size, err,
+                         sizeof err) == SHMI_OK)
+        return NVSHMEMX_SUCCESS;
+    nv_error("nvshmemx_buffer_unregister_symmetric(%p, %zu): %s", mmap_ptr, size, err);
+    return NVSHMEMX_ERROR_INVALID_VALUE;
 }
 
 /* ---- Finalize ---------------------------------------------------------------------------- */

@@ -37,6 +37,7 @@
 #include <string.h>
 
 #define GPU_CTL_SIZE ((size_t)64 << 10) /* nvshmem_device.cuh's control block fits */
+#define GPU_REG_MAX ((size_t)256 << 30)  /* addresses for registered buffers, at most */
 #define MAX_PUBLISHERS 256
 
 enum { GPU_UNTRIED, GPU_UP, GPU_NONE };
@@ -88,13 +89,17 @@ static int every_pe_has_gpu(const char *fn)
 static void create_heap(const char *fn)
 {
     char err[512];
-    size_t size = shmi_g.env.GPU_HEAP_SIZE + GPU_CTL_SIZE;
-    int rc = shmi_cuda_seg_create(&shmi_g.dev.seg, &shmi_g.boot, size, GPU_CTL_SIZE,
-                                  shmi_g.dev.info.granularity, err, sizeof err);
+    /* [0, heap) the allocator's, [heap, high) registered buffers', then control */
+    size_t gran = shmi_g.dev.info.granularity;
+    size_t heap = (shmi_g.env.GPU_HEAP_SIZE + gran - 1) / gran * gran;
+    size_t reg = heap < GPU_REG_MAX ? heap : GPU_REG_MAX;
+    int rc = shmi_cuda_seg_create(&shmi_g.dev.seg, &shmi_g.boot, heap + reg + GPU_CTL_SIZE,
+                                  GPU_CTL_SIZE, gran, err, sizeof err);
     if (rc != SHMI_OK) shmi_fatal("%s: cannot set up the GPU heap: %s", fn, err);
-    shmi_g.gpu.size = shmi_g.dev.seg.high;
+    shmi_g.gpu.size = heap;
     shmi_g.gpu.kind = &shmi_gpu_kind;
-    if (shmi_alloc_create(&shmi_g.gpu.alloc, shmi_g.gpu.size) != SHMI_OK)
+    if (shmi_alloc_create(&shmi_g.gpu.alloc, shmi_g.gpu.size) != SHMI_OK ||
+        shmi_alloc_create(&shmi_g.dev.reg, shmi_g.dev.seg.high - heap) != SHMI_OK)
         shmi_fatal("%s: cannot create the GPU heap's allocator: out of host memory", fn);
     const struct shmi_cuda_seg *seg = &shmi_g.dev.seg;
     shmi_g.dev.st = (shmemx_gpu_state_t){ SHMEMX_GPU_STATE_VERSION, shmi_g.me, shmi_g.npes,
@@ -102,7 +107,7 @@ static void create_heap(const char *fn)
                                           seg->slots, seg->base + seg->high };
     shmi_g.gpu.base = (char *)seg->base;
     /* host operations on this memory now go to the copy engines (tp.h) */
-    struct shmi_tp_dev dev = { seg->base, shmi_g.gpu.size, seg->slots, seg->size };
+    struct shmi_tp_dev dev = { seg->base, seg->high, seg->slots, seg->size };
     if (shmi_tp_dev_attach(&shmi_g.tp, &dev) != SHMI_OK)
         shmi_fatal("%s: cannot set up the GPU heap: out of host memory", fn);
     shmi_g.dev.status = GPU_UP;
@@ -150,6 +155,8 @@ void shmi_gpu_fini(void)
     shmi_tp_dev_detach(&shmi_g.tp);
     shmi_cuda_seg_destroy(&shmi_g.dev.seg);
     shmi_alloc_destroy(shmi_g.gpu.alloc);
+    shmi_alloc_destroy(shmi_g.dev.reg);
+    shmi_g.dev.reg = NULL;
     memset(&shmi_g.gpu, 0, sizeof shmi_g.gpu);
     shmi_g.dev.status = GPU_UNTRIED;
 }
@@ -230,20 +237,92 @@ const struct shmi_sheap_kind shmi_gpu_kind = {
     .copy = shmi_cuda_copy, .errstr = shmi_cuda_errstr,
 };
 
+/* The registered buffer holding a (an address past the allocator's part). */
+static int registered(const void *a, struct shmi_block_info *b)
+{
+    size_t off = (uintptr_t)a - shmi_g.dev.seg.base - shmi_g.gpu.size;
+    return shmi_g.dev.reg && shmi_alloc_find(shmi_g.dev.reg, off, b) == SHMI_OK && b->live &&
+           off - b->off < b->size;
+}
+
 void *shmi_gpu_ptr(const char *fn, const void *a, size_t n, int pe)
 {
     size_t off = (uintptr_t)a - shmi_g.dev.seg.base, size = shmi_g.gpu.size;
-    if (off >= size || n > size - off)
+    struct shmi_block_info b;
+    if (off >= size && off < shmi_g.dev.seg.high) { /* a registered buffer's */
+        if (!registered(a, &b))
+            shmi_fatal("%s: %p (pe=%d) is in the GPU heap's range for registered buffers but "
+                       "in none of them (unregistered already?): use an address "
+                       "nvshmemx_buffer_register_symmetric returned", fn, a, pe);
+        char *start = shmi_g.gpu.base + size + b.off;
+        if ((size_t)((const char *)a - start) + n > b.size)
+            shmi_fatal("%s: %p with %zu bytes (pe=%d) runs past the end of the registered "
+                       "buffer [%p, %p): shorten the transfer", fn, a, n, pe, (void *)start,
+                       (void *)(start + b.size));
+    } else if (off >= size || n > size - off) {
         shmi_fatal("%s: %p with %zu bytes (pe=%d) runs %zu bytes past the end of the GPU "
                    "symmetric heap [%p, %p): shorten the transfer", fn, a, n, pe,
                    n - (size - off), (void *)shmi_g.gpu.base, (void *)(shmi_g.gpu.base + size));
+    }
     return shmi_cuda_seg_peer(&shmi_g.dev.seg, a, pe);
 }
 
 void *shmi_sym_any(const char *fn, const char *what, const void *a, size_t n, int pe)
 {
-    /* the GPU heap has its own translation; anything else is host memory */
-    if ((uintptr_t)a - (uintptr_t)shmi_g.gpu.base < shmi_g.gpu.size)
+    /* the GPU heap and its registered buffers have their own translation;
+     * anything else is host memory */
+    if ((uintptr_t)a - shmi_g.dev.seg.base < shmi_g.dev.seg.high)
         return shmi_gpu_ptr(fn, a, n, pe);
     return shmi_sym(fn, what, a, n, pe);
+}
+
+/* ---- buffers of the program's own (nvshmemx_buffer_register_symmetric) -------------- */
+
+void *shmi_gpu_adopt(const char *fn, void *buf, size_t size, char *err, size_t errlen)
+{
+    char a[32];
+    shmi_gpu_ensure(fn);
+    shmi_barrier_checked(fn, SHMI_OP_GPU_REGISTER, size, 0, 0); /* same size on every PE */
+    size_t gran = shmi_g.dev.seg.gran, off;
+    if (size == 0 || size % gran) {
+        snprintf(err, errlen, "size %zu is not a positive multiple of the GPU's mapping "
+                 "granularity (%s): allocate and register whole granules "
+                 "(cuMemGetAllocationGranularity)", size, shmi_fmt_size(gran, a, sizeof a));
+        return NULL;
+    }
+    if (shmi_alloc_alloc(shmi_g.dev.reg, size, gran, &off) != SHMI_OK) {
+        struct shmi_alloc_stats st;
+        shmi_alloc_stats(shmi_g.dev.reg, &st);
+        snprintf(err, errlen, "no room for %zu more bytes: registered buffers hold %zu of the "
+                 "%zu bytes of addresses kept for them (as large as SHMEM_GPU_HEAP_SIZE, at most "
+                 "256 GiB): unregister buffers, or raise SHMEM_GPU_HEAP_SIZE", size, st.used,
+                 st.size);
+        return NULL;
+    }
+    size_t at = shmi_g.gpu.size + off;
+    if (shmi_cuda_seg_adopt(&shmi_g.dev.seg, &shmi_g.boot, at, size, buf, err, errlen) != SHMI_OK) {
+        shmi_alloc_free(shmi_g.dev.reg, off);
+        return NULL;
+    }
+    return shmi_g.gpu.base + at;
+}
+
+int shmi_gpu_unadopt(const char *fn, void *p, size_t size, char *err, size_t errlen)
+{
+    struct shmi_block_info b;
+    uintptr_t off = (uintptr_t)p - (uintptr_t)shmi_g.gpu.base;
+    shmi_check_running(fn);
+    shmi_barrier_checked(fn, SHMI_OP_GPU_UNREGISTER, off, size, 0);
+    if (shmi_g.dev.status != GPU_UP || !registered(p, &b) ||
+        (char *)p != shmi_g.gpu.base + shmi_g.gpu.size + b.off || b.size != size) {
+        snprintf(err, errlen, "%p with %zu bytes is not a buffer that "
+                 "nvshmemx_buffer_register_symmetric returned (with that size)", p, size);
+        return SHMI_EINVAL;
+    }
+    /* every PE's kernels are done with it before anyone unmaps */
+    shmi_cuda_device_sync();
+    shmi_barrier();
+    shmi_cuda_seg_remove(&shmi_g.dev.seg, shmi_g.gpu.size + b.off, b.size);
+    shmi_alloc_free(shmi_g.dev.reg, b.off);
+    return SHMI_OK;
 }

@@ -51,6 +51,15 @@ extern const struct shmi_sheap_kind shmi_gpu_kind;
 /* PE pe's copy of GPU symmetric address a (checked; a itself for our PE). */
 void *shmi_gpu_ptr(const char *fn, const void *a, size_t n, int pe);
 
+/* Collective (nvshmemx_buffer_register_symmetric): map each PE's GPU buffer
+ * [buf, buf+size) (a cuMemCreate allocation exportable as a POSIX fd, size a
+ * multiple of the granularity, the same on every PE) at one symmetric
+ * address, past the allocator's part of the GPU segment, and every peer's
+ * into its slot.  The address, or NULL on every PE with the reason in err. */
+void *shmi_gpu_adopt(const char *fn, void *buf, size_t size, char *err, size_t errlen);
+/* Collective: undo it (p and size as registered); 0 or SHMI_EINVAL with err. */
+int shmi_gpu_unadopt(const char *fn, void *p, size_t size, char *err, size_t errlen);
+
 /* Peer pe's copy of GPU or host symmetric address a (checked), for messages
  * and the checks before a transport's operation (tp.h). */
 void *shmi_sym_any(const char *fn, const char *what, const void *a, size_t n, int pe);

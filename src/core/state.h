@@ -68,6 +68,8 @@ struct shmi_sig {
     X(GPU_ALIGN, "GPU align", two)                                                        \
     X(GPU_REALLOC, "GPU realloc", gpu_ptr_size)                                           \
     X(GPU_FREE, "GPU free", gpu_ptr)                                                      \
+    X(GPU_REGISTER, "nvshmemx_buffer_register_symmetric", size)                           \
+    X(GPU_UNREGISTER, "nvshmemx_buffer_unregister_symmetric", gpu_ptr_size)               \
     /* shmem_barrier_all, shmem_sync_all, shmem_team_sync: one kind, checked             \
      * through the barrier's own flags (sync.c), no signature */                          \
     X(BARRIER, "a barrier (barrier_all, sync_all or team_sync)", bare)                    \
@@ -183,6 +185,9 @@ struct shmi_gpu_state {
     struct shmi_cuda_info info;
     struct shmi_cuda_seg seg;
     shmemx_gpu_state_t st;
+    /* buffers of the program's own (nvshmemx_buffer_register_symmetric):
+     * [gpu.size, seg.high) of the segment, offsets from gpu.size */
+    shmi_alloc_t *reg;
 };
 
 enum { SHMI_UNINIT = 0, SHMI_RUNNING = 1, SHMI_FINALIZED = 2 };

@@ -21,7 +21,8 @@
     X(cuMemCreate) X(cuMemRelease) X(cuMemMap) X(cuMemUnmap) X(cuMemSetAccess)            \
     X(cuMemExportToShareableHandle) X(cuMemImportFromShareableHandle)                     \
     X(cuMemcpyAsync) X(cuMemcpy2DAsync) X(cuMemsetD8Async) X(cuStreamSynchronize)            \
-    X(cuStreamCreate)
+    X(cuStreamCreate) X(cuMemRetainAllocationHandle) X(cuMemGetAllocationPropertiesFromHandle) \
+    X(cuMemGetAddressRange)
 
 struct shmi_cu {
 #define SHMI_CU_FIELD(name) __typeof__(name) *name;

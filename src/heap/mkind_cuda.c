@@ -246,6 +246,52 @@ static int cuda_create(const char *name, size_t size, int *fd)
     return SHMI_OK;
 }
 
+int shmi_cuda_adopt(void *ptr, size_t len, int *fd)
+{
+    CUresult r;
+    CUmemGenericAllocationHandle h;
+    CUmemAllocationProp prop;
+    CUdeviceptr start = 0;
+    size_t range = 0;
+    int f = -1;
+    shmi_cuda_bind();
+    if ((r = shmi_cu.cuMemRetainAllocationHandle(&h, ptr)) != CUDA_SUCCESS) {
+        snprintf(last_err, sizeof last_err, "%p is not GPU memory mapped with the CUDA VMM API "
+                 "(cuMemRetainAllocationHandle: %d): allocate it with cuMemCreate + "
+                 "cuMemAddressReserve + cuMemMap, not cudaMalloc", ptr, (int)r);
+        return SHMI_EINVAL;
+    }
+    int rc = SHMI_EINVAL;
+    if ((r = shmi_cu.cuMemGetAllocationPropertiesFromHandle(&prop, h)) != CUDA_SUCCESS) {
+        shmi_cuda_fail("cuMemGetAllocationPropertiesFromHandle", r);
+    } else if (prop.location.type != CU_MEM_LOCATION_TYPE_DEVICE || prop.location.id != (int)g.dev) {
+        snprintf(last_err, sizeof last_err, "%p is memory of GPU %d, this PE's GPU is %d: "
+                 "allocate it on the PE's GPU (prop.location.id)", ptr, prop.location.id,
+                 (int)g.dev);
+    } else if (!(prop.requestedHandleTypes & CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR)) {
+        snprintf(last_err, sizeof last_err, "%p was allocated without "
+                 "CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR in prop.requestedHandleTypes, so "
+                 "the other PEs cannot map it: add it to cuMemCreate's properties", ptr);
+    } else if (shmi_cu.cuMemGetAddressRange(&start, &range, (CUdeviceptr)ptr) == CUDA_SUCCESS &&
+               start + range < (CUdeviceptr)ptr + len) {
+        snprintf(last_err, sizeof last_err, "%p with %zu bytes runs past the end of its "
+                 "mapped range [%p, +%zu): register the allocation with its own size", ptr,
+                 len, (void *)start, range);
+    } else if (nown == MAX_OWN) {
+        snprintf(last_err, sizeof last_err, "more than %d GPU heap chunks", MAX_OWN);
+        rc = SHMI_ENOMEM;
+    } else if (!CU(cuMemExportToShareableHandle, (&f, h, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0))) {
+        pthread_mutex_lock(&own_lock);
+        own[nown].fd = f;
+        own[nown++].h = h; /* our retained reference: shmi_cuda_drop releases it */
+        pthread_mutex_unlock(&own_lock);
+        *fd = f;
+        return SHMI_OK;
+    }
+    shmi_cu.cuMemRelease(h);
+    return rc;
+}
+
 static int own_handle(int fd, CUmemGenericAllocationHandle *h)
 {
     int found = 0;
@@ -375,6 +421,7 @@ int shmi_cuda_reserve(size_t size, size_t align, uintptr_t hint, uintptr_t *out)
 { (void)size; (void)align; (void)hint; (void)out; return SHMI_ENOTSUP; }
 void shmi_cuda_unreserve(uintptr_t addr, size_t size) { (void)addr; (void)size; }
 void shmi_cuda_drop(int fd) { (void)fd; }
+int shmi_cuda_adopt(void *ptr, size_t len, int *fd) { (void)ptr, (void)len, (void)fd; return SHMI_ENOTSUP; }
 int shmi_cuda_zero(void *dst, size_t n) { (void)dst; (void)n; return SHMI_ENOTSUP; }
 int shmi_cuda_stream_sync(void *stream) { (void)stream; return SHMI_ENOTSUP; }
 int shmi_cuda_device_sync(void) { return SHMI_ENOTSUP; }

@@ -60,6 +60,15 @@ void shmi_cuda_unreserve(uintptr_t addr, size_t size);
 /* Release the handle create() kept for fd (if any) and close fd. */
 void shmi_cuda_drop(int fd);
 
+/* A chunk made of the program's own GPU memory (nvshmemx_buffer_register_
+ * symmetric): ptr must start a cuMemCreate allocation of at least len bytes on
+ * our GPU, mapped at ptr, whose requested handle types include POSIX file
+ * descriptors.  Exports it as fd like create() (map() and shmi_cuda_drop()
+ * then treat it as a chunk; the drop releases only our extra reference: the
+ * program keeps its allocation and mapping).  0, or SHMI_EINVAL with the
+ * reason in shmi_cuda_errstr. */
+int shmi_cuda_adopt(void *ptr, size_t len, int *fd);
+
 /* Text of the last failed driver call of this thread ("cuMemCreate:
  * CUDA_ERROR_OUT_OF_MEMORY (out of memory)"), for messages. */
 const char *shmi_cuda_errstr(void);

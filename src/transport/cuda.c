@@ -102,11 +102,13 @@ static void unmap_chunk(struct shmi_cuda_seg *s, size_t off, size_t len, const i
         if (!mapped || mapped[pe]) kind->unmap(slot(s, pe, off), len);
 }
 
-/* Create our part of chunk [off, off+len) and map it; 0 or a code. */
-static int create_own(struct shmi_cuda_seg *s, size_t off, size_t len, int zero, int *fd)
+/* Create our part of chunk [off, off+len) (or adopt the program's memory at
+ * `adopt`) and map it; 0 or a code. */
+static int create_own(struct shmi_cuda_seg *s, size_t off, size_t len, int zero, void *adopt,
+                      int *fd)
 {
     void *at;
-    int rc = kind->create("gpu-heap", len, fd);
+    int rc = adopt ? shmi_cuda_adopt(adopt, len, fd) : kind->create("gpu-heap", len, fd);
     if (rc != SHMI_OK) return rc;
     rc = kind->map(*fd, len, slot(s, s->me, off), 1, &at);
     if (rc == SHMI_OK && zero && (rc = shmi_cuda_zero(at, len)) != SHMI_OK)
@@ -146,7 +148,7 @@ static int map_peers(struct shmi_cuda_seg *s, const int *fds, size_t off, size_t
 }
 
 static int add_chunk(struct shmi_cuda_seg *s, shmi_boot_t *b, size_t off, size_t len, int zero,
-                     char *err, size_t errlen)
+                     void *adopt, char *err, size_t errlen)
 {
     char sz[32];
     int n = s->npes, fd = -1, code = SHMI_OK, bad;
@@ -158,15 +160,20 @@ static int add_chunk(struct shmi_cuda_seg *s, shmi_boot_t *b, size_t off, size_t
         snprintf(err, errlen, "out of host memory");
         return SHMI_ENOMEM; /* PEs may disagree here; the caller's barrier check notices */
     }
-    int rc = create_own(s, off, len, zero, &fd);
+    int rc = create_own(s, off, len, zero, adopt, &fd);
     if (rc != SHMI_OK)
         shmi_log_debug("GPU heap chunk of %s: %s", shmi_fmt_size(len, sz, sizeof sz),
                        shmi_cuda_errstr());
     if ((bad = gather_status(b, rc, st, &code)) >= 0) {
         if (rc == SHMI_OK) { kind->unmap(slot(s, s->me, off), len); shmi_cuda_drop(fd); }
-        snprintf(err, errlen, "PE %d could not get %s more GPU memory (%s)", bad,
-                 shmi_fmt_size(len, sz, sizeof sz),
-                 bad == s->me ? shmi_cuda_errstr() : shmi_strerror(code));
+        if (adopt)
+            snprintf(err, errlen, "PE %d could not share its buffer of %s (%s)", bad,
+                     shmi_fmt_size(len, sz, sizeof sz),
+                     bad == s->me ? shmi_cuda_errstr() : shmi_strerror(code));
+        else
+            snprintf(err, errlen, "PE %d could not get %s more GPU memory (%s)", bad,
+                     shmi_fmt_size(len, sz, sizeof sz),
+                     bad == s->me ? shmi_cuda_errstr() : shmi_strerror(code));
         rc = code;
         goto out;
     }
@@ -214,7 +221,7 @@ int shmi_cuda_seg_create(struct shmi_cuda_seg *s, shmi_boot_t *b, size_t size,
         return SHMI_ENOMEM;
     }
     s->high = s->size;
-    if ((rc = add_chunk(s, b, s->size - ctl_size, ctl_size, 1, err, errlen)) != SHMI_OK) {
+    if ((rc = add_chunk(s, b, s->size - ctl_size, ctl_size, 1, NULL, err, errlen)) != SHMI_OK) {
         shmi_cuda_seg_destroy(s);
         return rc;
     }
@@ -229,9 +236,26 @@ int shmi_cuda_seg_grow(struct shmi_cuda_seg *s, shmi_boot_t *b, size_t need, siz
     size_t len = need - s->low < chunk ? chunk : need - s->low;
     len = (len + s->gran - 1) / s->gran * s->gran;
     if (len > s->high - s->low) len = s->high - s->low;
-    int rc = add_chunk(s, b, s->low, len, 0, err, errlen);
+    int rc = add_chunk(s, b, s->low, len, 0, NULL, err, errlen);
     if (rc == SHMI_OK) s->low += len;
     return rc;
+}
+
+int shmi_cuda_seg_adopt(struct shmi_cuda_seg *s, shmi_boot_t *b, size_t off, size_t len,
+                        void *ptr, char *err, size_t errlen)
+{
+    return add_chunk(s, b, off, len, 0, ptr, err, errlen);
+}
+
+int shmi_cuda_seg_remove(struct shmi_cuda_seg *s, size_t off, size_t len)
+{
+    for (int i = 0; i < s->nchunk; i++)
+        if (s->chunk[i].off == off && s->chunk[i].len == len) {
+            unmap_chunk(s, off, len, NULL);
+            s->chunk[i] = s->chunk[--s->nchunk];
+            return SHMI_OK;
+        }
+    return SHMI_EINVAL;
 }
 
 void shmi_cuda_seg_destroy(struct shmi_cuda_seg *s)

@@ -52,6 +52,17 @@ int shmi_cuda_seg_create(struct shmi_cuda_seg *s, shmi_boot_t *b, size_t size,
 int shmi_cuda_seg_grow(struct shmi_cuda_seg *s, shmi_boot_t *b, size_t need, size_t chunk,
                        char *err, size_t errlen);
 
+/* Map the program's own GPU memory [ptr, ptr+len) (see shmi_cuda_adopt) at
+ * [off, off+len) of the segment, on every PE, each PE's own buffer, and every
+ * peer's into its slot; all-or-nothing like growth.  [off, off+len) must be
+ * unbacked (the caller keeps such ranges apart from the allocator's). */
+int shmi_cuda_seg_adopt(struct shmi_cuda_seg *s, shmi_boot_t *b, size_t off, size_t len,
+                        void *ptr, char *err, size_t errlen);
+/* Unmap the adopted range [off, off+len) here and in every peer's slot (not
+ * collective: each PE calls it once nobody uses the range).  SHMI_EINVAL
+ * when no chunk is exactly that range. */
+int shmi_cuda_seg_remove(struct shmi_cuda_seg *s, size_t off, size_t len);
+
 /* ---- copy engines (cuda_copy.c; UVA: pointers may be host or device memory)
  * All return 0 or SHMI_ESYS (text: shmi_cuda_errstr).  The synchronous ones
  * return once the copy is complete and visible to every PE; they go through
