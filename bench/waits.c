@@ -30,6 +30,16 @@
  *   one (osubcast, osucollect, osufcollect, osureduce, osualltoall).  1.4 libraries:
  *   the 64-bit forms with an active set and pSync (shmem_long_sum_to_all).
  *
+ * halo row (issue 15): the halo exchange of a well-known benchmark suite's stencil
+ *   kernel: a 2-D Jacobi grid cut into slabs of rows, one per PE, the PEs in a ring;
+ *   per iteration each PE puts its first and last row into its two neighbours' halo
+ *   rows (double-buffered by iteration parity), shmem_fence, shmem_int_atomic_inc on
+ *   each neighbour's flag, shmem_int_wait_until on its own flag, then a 5-point
+ *   stencil sweep of its slab.  'bench halo <pes> iter <us> us' (median over the
+ *   trials of PE 0's time per iteration) and 'bench halo <pes> mflops <MFlop/s>'
+ *   (the whole job's stencil flops; the value in the time field is 1/rate).  Run it
+ *   quiet and under load (waits.sh --load): waits that sleep show up here.
+ *
  * Uses only the standard API, so it builds with oshcc too (putsig is skipped below
  * OpenSHMEM 1.5). */
 #define _POSIX_C_SOURCE 200809L /* nanosleep */
@@ -176,6 +186,72 @@ static void waits(void)
         }
 }
 
+/* ---- halo ---------------------------------------------------------------------- */
+#define HALO_COLS 1024
+#define HALO_ROWS 128 /* per PE */
+#define HALO_ITERS 50 /* per trial */
+
+struct halo {                     /* symmetric */
+    double in[2][2][HALO_COLS];   /* [iteration parity][0: from above, 1: from below] */
+    int flag;                     /* incremented by both neighbours each iteration */
+};
+
+static void halo(void)
+{
+    if (npes < 2) return;
+    struct halo *h = shmem_calloc(1, sizeof *h);
+    double *a = malloc(sizeof(double) * HALO_ROWS * HALO_COLS);
+    double *b = malloc(sizeof(double) * HALO_ROWS * HALO_COLS);
+    if (!h || !a || !b) {
+        fprintf(stderr, "bench_waits: halo: out of memory\n");
+        shmem_global_exit(1);
+    }
+    for (int i = 0; i < HALO_ROWS * HALO_COLS; i++) a[i] = (double)((i * 7 + me * 13) % 101);
+    int up = (me + npes - 1) % npes, down = (me + 1) % npes;
+    long it = 0;
+    shmem_barrier_all();
+    double t[BENCH_MAX_TRIALS];
+    for (int k = -1; k < opt.trials; k++) { /* k = -1: warm-up */
+        double t0 = bench_now();
+        for (int n = 0; n < HALO_ITERS; n++, it++) {
+            int par = (int)(it & 1);
+            /* my first row is the upper neighbour's halo from below, my last row the
+             * lower neighbour's halo from above */
+            shmem_putmem(h->in[par][1], a, sizeof(double) * HALO_COLS, up);
+            shmem_putmem(h->in[par][0], a + (HALO_ROWS - 1) * HALO_COLS,
+                         sizeof(double) * HALO_COLS, down);
+            shmem_fence();
+            shmem_int_atomic_inc(&h->flag, up);
+            shmem_int_atomic_inc(&h->flag, down);
+            shmem_int_wait_until(&h->flag, SHMEM_CMP_GE, (int)(2 * (it + 1)));
+            for (int r = 0; r < HALO_ROWS; r++) {
+                const double *above = r ? a + (r - 1) * HALO_COLS : h->in[par][0];
+                const double *below = r < HALO_ROWS - 1 ? a + (r + 1) * HALO_COLS : h->in[par][1];
+                const double *row = a + r * HALO_COLS;
+                double *out = b + r * HALO_COLS;
+                out[0] = row[0];
+                out[HALO_COLS - 1] = row[HALO_COLS - 1];
+                for (int c = 1; c < HALO_COLS - 1; c++)
+                    out[c] = 0.2 * (row[c] + row[c - 1] + row[c + 1] + above[c] + below[c]);
+            }
+            double *x = a; a = b; b = x;
+        }
+        if (k >= 0) t[k] = (bench_now() - t0) / HALO_ITERS;
+    }
+    sink = a[HALO_COLS + 1];
+    if (me == 0) {
+        double per = bench_median(t, opt.trials);
+        bench_report("halo", npes, "iter", per, 0, "us");
+        /* 5 flops per interior point, every PE */
+        double flops = 5.0 * HALO_ROWS * (HALO_COLS - 2) * npes;
+        printf("bench halo %d mflops %.1f MFlop/s\n", npes, flops / per / 1e6);
+    }
+    shmem_barrier_all();
+    free(a);
+    free(b);
+    shmem_free(h);
+}
+
 /* The OSU-shaped rows: which collective, and its bytes per PE. */
 enum osu { OSU_BCAST, OSU_COLLECT, OSU_FCOLLECT, OSU_REDUCE, OSU_ALLTOALL, OSU_COUNT };
 static const char *osu_name[OSU_COUNT] = { "osubcast", "osucollect", "osufcollect", "osureduce",
@@ -296,7 +372,8 @@ static void osu(void)
 int main(int argc, char **argv)
 {
     int rc = bench_opt_parse(&opt, argc, argv,
-                             "waits,osu,osubcast,osucollect,osufcollect,osureduce,osualltoall");
+                             "waits,osu,osubcast,osucollect,osufcollect,osureduce,osualltoall,"
+                             "halo");
     if (rc) return rc < 0 ? 2 : 0;
     shmem_init();
     me = shmem_my_pe();
@@ -309,6 +386,7 @@ int main(int argc, char **argv)
     shmem_barrier_all();
     if (bench_opt_want(&opt, "waits")) waits();
     osu();
+    if (bench_opt_want(&opt, "halo")) halo();
     shmem_barrier_all();
     shmem_free(W);
     shmem_finalize();

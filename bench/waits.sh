@@ -12,6 +12,10 @@
 # (issue 15's goal: within 1.2x in every launch; the worst launch's ratio is shown).
 # The OSU-shaped rows (osubcast, osucollect, osufcollect, osureduce, osualltoall: each
 # collective timed alone, 8 B and 1 KiB) with the OSHMEM ratio launch by launch.
+# The halo row (halo exchange + stencil, 'halo iter' in us per iteration) with the OSHMEM
+# ratio launch by launch, and its MFlop/s per launch.  --load: one busy process per
+# CPU runs beside the whole measurement (issue 15: under load, symheap within 1.5x of
+# OSHMEM in every launch); --only NAMES passes bench_waits --only (e.g. halo).
 # Each launch is limited to RUN_TIMEOUT seconds (default 120); --quick-ish trials:
 # WAITS_ARGS (default "--trials 7 --target-ms 10").
 set -u -o pipefail
@@ -21,6 +25,8 @@ pes="2 4 8"
 md=""
 old=""
 build=""
+load=0
+only=()
 while [ $# -gt 0 ]; do
     a=$1
     shift
@@ -29,7 +35,9 @@ while [ $# -gt 0 ]; do
     --pes) pes=${1:?}; shift ;;
     --md) md=${1:?}; shift ;;
     --old) old=${1:?}; shift ;;
-    -h | --help) sed -n '2,16p' "$0"; exit 0 ;;
+    --load) load=1 ;;
+    --only) only=(--only "${1:?}"); shift ;;
+    -h | --help) sed -n '2,21p' "$0"; exit 0 ;;
     -*) echo "waits.sh: unknown option '$a'" >&2; exit 2 ;;
     *) build=$a ;;
     esac
@@ -40,7 +48,8 @@ run_timeout=${RUN_TIMEOUT:-120}
 read -r -a wargs <<< "${WAITS_ARGS:---trials 7 --target-ms 10}"
 export SHMEM_SYMMETRIC_SIZE=${SHMEM_SYMMETRIC_SIZE:-256M}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/symheap-waits.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
+busy=()
+trap 'for p in ${busy[@]+"${busy[@]}"}; do kill "$p" 2> /dev/null; done; rm -rf "$tmp"' EXIT
 out=$tmp/results   # lines: lib launch <bench line fields>
 : > "$out"
 
@@ -73,10 +82,17 @@ one() { # lib np launch
     old) cmd=("$old/tools/symrun" -n "$np" "$oldbin") ;;
     oshmem) cmd=(oshrun --allow-run-as-root --oversubscribe --mca btl ^openib -np "$np" "$tmp/bench_waits_osh") ;;
     esac
-    timeout "$run_timeout" "${cmd[@]}" "${wargs[@]}" 2> "$tmp/err" | awk -v l="$lib" -v k="$k" '$1 == "bench" { print l, k, $2, $3, $4, $5 }' >> "$out" ||
+    timeout "$run_timeout" "${cmd[@]}" "${wargs[@]}" ${only[@]+"${only[@]}"} 2> "$tmp/err" | awk -v l="$lib" -v k="$k" '$1 == "bench" { print l, k, $2, $3, $4, $5 }' >> "$out" ||
         { echo "waits.sh: $lib -n $np failed:" >&2; tail -5 "$tmp/err" >&2; }
 }
 
+if [ "$load" = 1 ]; then
+    for _ in $(seq 1 "$(nproc)"); do
+        sh -c 'while :; do :; done' &
+        busy+=($!)
+    done
+    sleep 2
+fi
 load0=$(cut -d' ' -f1 /proc/loadavg)
 start=$(date -u '+%Y-%m-%d %H:%M UTC')
 for np in $pes; do
@@ -87,12 +103,12 @@ done
 load1=$(cut -d' ' -f1 /proc/loadavg)
 
 {
-    echo "waits.sh: $start, $(nproc) CPUs, $launches launch(es) per library and PE count, alternating; load average $load0 at the start, $load1 at the end; args: ${wargs[*]}"
+    echo "waits.sh: $start, $(nproc) CPUs, $launches launch(es) per library and PE count, alternating; load average $load0 at the start, $load1 at the end; args: ${wargs[*]} ${only[*]}$([ "$load" = 1 ] && echo "; under load: $(nproc) busy processes beside every launch")"
     echo
     echo "| row | PEs | library | median (us) | slowest launch (us) | x compute (median / worst launch) | x nap (median / worst launch) |"
     echo "|---|--:|---|--:|--:|--:|--:|"
     awk '
-    { key = $3 " " $4 " " $5; v[$1, key, $2] = $6; keys[key] = 1; libs[$1] = 1; n[$1, key]++; K[$2] = 1 }
+    $5 != "mflops" { key = $3 " " $4 " " $5; v[$1, key, $2] = $6; keys[key] = 1; libs[$1] = 1; n[$1, key]++; K[$2] = 1 }
     function med(a, m,   i, j, t) { for (i = 1; i <= m; i++) for (j = i + 1; j <= m; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t } return m % 2 ? a[(m + 1) / 2] : (a[m / 2] + a[m / 2 + 1]) / 2 }
     END {
         nk = 0; for (k in K) nk++
@@ -119,7 +135,9 @@ load1=$(cut -d' ' -f1 /proc/loadavg)
     }' "$out" | sort -t$'\t' -k1,1 -k2,2n -k3,3n | cut -f4
     echo
     # the OSU-shaped rows against OSHMEM, launch by launch
-    awk '$3 ~ /^osu/ { key = $3 " " $5; v[$1, key, $4, $2] = $6; R[key] = 1; P[$4] = 1; K[$2] = 1 }
+    awk '$3 ~ /^osu/ || ($3 == "halo" && $5 == "iter") { key = $3 " " $5; v[$1, key, $4, $2] = $6; R[key] = 1; P[$4] = 1; K[$2] = 1 }
     END { for (key in R) for (p in P) { m = 0; w = 0; s = ""; for (k in K) if (("symheap", key, p, k) in v && ("oshmem", key, p, k) in v) { r = v["symheap", key, p, k] / v["oshmem", key, p, k]; m++; s = s " " sprintf("%.2f", r); if (r > w) w = r }
           if (m) printf "%s, %d PEs: symheap/OSHMEM per launch:%s (worst %.2f)\n", key, p, s, w } }' "$out" | sort
+    awk '$3 == "halo" && $5 == "mflops" { s[$1 " " $4] = s[$1 " " $4] " " $6 }
+    END { for (k in s) { split(k, f, " "); printf "halo MFlop/s, %d PEs, %s per launch:%s\n", f[2], f[1], s[k] } }' "$out" | sort
 } | tee "${md:-/dev/null}"

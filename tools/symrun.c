@@ -24,13 +24,20 @@
  *    it wrote (a FINI, an ABORT, its last output line) is there by then.
  *  - PEs start with ADDR_NO_RANDOMIZE unless --aslr: the same executable
  *    without randomization is mapped at the same addresses in every PE,
- *    which symmetric globals and the agreed heap base rely on. */
+ *    which symmetric globals and the agreed heap base rely on.
+ *  - When 2 or more PEs fit the CPUs symrun may use, each PE is bound to a
+ *    CPU of its own (--bind-to, plan_binding), as mpirun does: two PEs the
+ *    kernel placed on one CPU stay there while other processes keep the
+ *    other CPUs busy, and every wait of one for the other then costs a
+ *    scheduler tick (bench/waits.sh --load --only halo: 341 MFlop/s in the
+ *    launches where that happened, 4,700-6,800 bound). */
 #include "symrun.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -347,6 +354,12 @@ static _Noreturn void child(struct job *j, int rank, int sock, int out, int err)
     set_env("SYMRUN_RANK", rank);
     set_env("SYMRUN_SIZE", j->o.n);
     set_env("SYMRUN_PID", j->self);
+    if (j->o.ncpu > 0) { /* best effort: a PE that cannot be bound still runs */
+        cpu_set_t set;
+        CPU_ZERO(&set);
+        CPU_SET(j->o.cpu[rank % j->o.ncpu], &set);
+        sched_setaffinity(0, sizeof set, &set);
+    }
     execvp(j->o.argv[0], j->o.argv);
     struct shmi_symrun_hdr h = { .magic = SHMI_SYMRUN_MAGIC, .op = SHMI_SYMRUN_EXECFAIL,
                                  .arg = errno };
@@ -397,8 +410,27 @@ err:
     return e;
 }
 
+/* --bind-to: with BIND_AUTO, bind when 2 <= N <= the CPUs we may use.  The
+ * PEs take consecutive CPUs of our affinity mask from an offset that
+ * depends on our pid, so that jobs started side by side (a test suite in
+ * parallel) do not all pile onto the first CPUs. */
+static void plan_binding(struct opts *o)
+{
+    cpu_set_t set;
+    o->ncpu = 0;
+    if (o->bind == BIND_NONE || sched_getaffinity(0, sizeof set, &set) != 0) return;
+    int all[1024], n = 0;
+    for (int c = 0; c < CPU_SETSIZE && n < 1024; c++)
+        if (CPU_ISSET(c, &set)) all[n++] = c;
+    if (n == 0 || (o->bind == BIND_AUTO && (o->n < 2 || o->n > n))) return;
+    int start = (int)(getpid() % n);
+    o->ncpu = o->n < n ? o->n : n; /* --bind-to core with more PEs: round robin */
+    for (int i = 0; i < o->ncpu; i++) o->cpu[i] = all[(start + i) % n];
+}
+
 static void spawn_all(struct job *j)
 {
+    plan_binding(&j->o);
     for (int i = 0; i < j->o.n && !j->ending; i++) {
         int e = spawn(j, &j->pe[i]);
         if (e)
@@ -507,7 +539,8 @@ static void serve(struct job *j)
 /* ---- options ------------------------------------------------------------------- */
 
 static const char usage_line[] =
-    "usage: symrun -n N [-l] [--timeout SECONDS] [--aslr] [--check] [--] PROGRAM [ARGS...]\n";
+    "usage: symrun -n N [-l] [--timeout SECONDS] [--aslr] [--check] [--bind-to core|none]\n"
+    "              [--] PROGRAM [ARGS...]\n";
 
 static void help(void)
 {
@@ -522,6 +555,9 @@ static void help(void)
            "  --check               self-test mode: SHMEM_SELFTEST=1 and (unless set)\n"
            "                        SHMEM_CHECKS=full: the brief's manual checks run at\n"
            "                        init and at every allocation (docs/debugging.md)\n"
+           "  --bind-to core|none   core (the default when 2 <= N <= the CPUs symrun\n"
+           "                        may use): each PE on a CPU of its own; none: the\n"
+           "                        kernel places them (also SYMRUN_BIND_TO=none)\n"
            "  --no-mps              do not start CUDA MPS when PEs share a GPU\n"
            "                        (docs/gpu.md)\n"
            "  -h, --help            this text\n"
@@ -559,6 +595,14 @@ static int parse_n(const char *s, int *n)
     return 0;
 }
 
+static int parse_bind(const char *what, const char *s, int *bind)
+{
+    if (s && !strcmp(s, "core")) *bind = BIND_CORE;
+    else if (s && !strcmp(s, "none")) *bind = BIND_NONE;
+    else return bad_usage("%s needs core or none, got '%s'", what, s ? s : "");
+    return 0;
+}
+
 static int parse_timeout(const char *s, double *t)
 {
     char *end;
@@ -586,6 +630,8 @@ static int parse_args(int argc, char **argv, struct opts *o)
         else if (!strcmp(a, "--aslr")) o->aslr = 1;
         else if (!strcmp(a, "--check")) o->check = 1;
         else if (!strcmp(a, "--no-mps")) o->no_mps = 1;
+        else if (!strcmp(a, "--bind-to")) rc = parse_bind("--bind-to", i + 1 < argc ? argv[++i] : NULL, &o->bind);
+        else if (!strncmp(a, "--bind-to=", 10)) rc = parse_bind("--bind-to", a + 10, &o->bind);
         else if (!strcmp(a, "-h") || !strcmp(a, "--help")) { help(); return 1; }
         else if (!strcmp(a, "--version")) {
             printf("symrun (symheap) %s, protocol %d\n", SYMHEAP_VERSION, SHMI_SYMRUN_VERSION);
@@ -593,6 +639,9 @@ static int parse_args(int argc, char **argv, struct opts *o)
         } else rc = bad_usage("unknown option '%s'", a);
     }
     if (rc) return rc;
+    const char *env_bind = getenv("SYMRUN_BIND_TO");
+    if (o->bind == BIND_AUTO && env_bind && *env_bind && (rc = parse_bind("SYMRUN_BIND_TO", env_bind, &o->bind)))
+        return rc;
     if (o->n == 0) return bad_usage("missing -n N, the number of PEs");
     if (i >= argc) return bad_usage("missing the program to run");
     o->argv = argv + i;

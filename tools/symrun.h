@@ -71,9 +71,13 @@ struct round {
 struct opts {
     int n, prefix, aslr, check;
     int no_mps;                       /* --no-mps (symrun_mps.c) */
+    int bind;                         /* --bind-to: BIND_AUTO, BIND_CORE, BIND_NONE */
+    int ncpu, cpu[1024];              /* CPUs the PEs are bound to, by rank % ncpu; 0: none */
     double timeout;
     char **argv;
 };
+
+enum { BIND_AUTO, BIND_CORE, BIND_NONE };
 
 enum { NHANDLED = 6 }; /* SIGCHLD, SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGQUIT */
 

@@ -73,6 +73,7 @@ static void step_env(void)
                                                        : SHMI_CHECKS_CHEAP;
     shmi_debug_install();
     shmi_wait_set_spin(shmi_g.env.WAIT_SPIN);
+    shmi_wait_set_spin_time(shmi_g.env.WAIT_SPIN_US * 1e-6);
 }
 
 static void step_boot(void)
@@ -92,6 +93,7 @@ static void step_boot(void)
     int here = shmi_g.boot.local_size > 0 ? shmi_g.boot.local_size : shmi_g.npes;
     int over = cpus > 0 && here > cpus;
     if (!getenv("SHMEM_WAIT_SPIN") && over) shmi_wait_set_spin(0);
+    if (!getenv("SHMEM_WAIT_SPIN_US") && over) shmi_wait_set_spin_time(0);
     shmi_log_debug("%d PE(s) on this node (%s) of %d, %ld CPU(s) online: %s", here,
                    shmi_g.boot.hostname[0] ? shmi_g.boot.hostname : "?", shmi_g.npes, cpus,
                    !over ? "waits spin first" : getenv("SHMEM_WAIT_SPIN")

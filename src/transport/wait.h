@@ -44,6 +44,8 @@ struct shmi_bell {
 };
 
 void shmi_wait_set_spin(unsigned long spins);
+/* Then poll for up to this long (seconds) before yielding (0: not at all). */
+void shmi_wait_set_spin_time(double seconds);
 /* Asymmetric doorbell: writers stop fencing before they look at a peer's
  * doorbell (shmi_ring); a waiter about to sleep runs membarrier(2) instead,
  * a few microseconds, paid only when it sleeps.  For jobs whose waits rarely

@@ -43,6 +43,12 @@
       "CPUs, 0: spinning would only delay the PE being waited for. Independently, a "  \
       "yield that returns at once (no other process wanted the CPU) is "        \
       "followed by about 1 us of polling before the next one.")                  \
+    X(WAIT_SPIN_US, count, "5000", "0", "1000000",  "",                                      \
+      "Microseconds a wait goes on polling after its SHMEM_WAIT_SPIN polls, "   \
+      "before it yields and sleeps. Longer than a scheduler tick (4 ms at "     \
+      "HZ=250), so that a PE sharing its CPU with another process keeps its "   \
+      "turn instead of handing the rest of the tick to that process. When "     \
+      "unset and this node's PEs outnumber its CPUs, 0.")                        \
     X(GLOBALS, bool, "1", "", "",    "",                                          \
       "Make the program's global and static variables symmetric (remote "       \
       "access to them) by moving the executable's data and bss onto shared "    \

@@ -362,6 +362,41 @@ case_aslr() {
     fi
 }
 
+# --bind-to: PEs that fit the CPUs get one each (distinct), one PE or more PEs
+# than CPUs stay unbound, --bind-to none / SYMRUN_BIND_TO=none leave them all
+# unbound, a bad value is a usage error.  The PEs report their allowed CPUs.
+case_bind() {
+    local mask ncpu list
+    mask=$(awk '/^Cpus_allowed_list/ {print $2}' /proc/self/status)
+    ncpu=$(nproc)
+    new_mark
+    bind_run() { # EXPECTED_RC SYMRUN_ARGS...: PEs print their allowed CPUs
+        run "$@" sh -c 'awk "/^Cpus_allowed_list/ {print \$2}" /proc/self/status' "$MARK"
+    }
+    if [ "$ncpu" -ge 2 ]; then
+        bind_run 0 -n 2
+        list=$(sort "$T/out" | tr '\n' ' ')
+        [ "$(sort -u "$T/out" | wc -l)" = 2 ] || fail "-n 2: PEs not on two CPUs: $list"
+        grep -q '[-,]' "$T/out" && fail "-n 2: a PE not bound to one CPU: $list"
+        bind_run 0 -n "$ncpu"
+        [ "$(sort -u "$T/out" | wc -l)" = "$ncpu" ] || fail "-n $ncpu: PEs not on distinct CPUs: $(sort "$T/out" | tr '\n' ' ')"
+    fi
+    bind_run 0 -n 1
+    [ "$(cat "$T/out")" = "$mask" ] || fail "-n 1: PE bound ($(cat "$T/out"), mask $mask)"
+    bind_run 0 -n $((ncpu + 1))
+    [ "$(sort -u "$T/out")" = "$mask" ] || fail "-n $((ncpu + 1)) > CPUs: PEs bound: $(sort "$T/out" | tr '\n' ' ')"
+    bind_run 0 -n 2 --bind-to none
+    [ "$(sort -u "$T/out")" = "$mask" ] || fail "--bind-to none: PEs bound: $(sort "$T/out" | tr '\n' ' ')"
+    SYMRUN_BIND_TO=none bind_run 0 -n 2
+    [ "$(sort -u "$T/out")" = "$mask" ] || fail "SYMRUN_BIND_TO=none: PEs bound: $(sort "$T/out" | tr '\n' ' ')"
+    bind_run 0 -n $((ncpu + 1)) --bind-to core
+    [ "$(sort -u "$T/out" | wc -l)" = "$ncpu" ] || fail "--bind-to core, -n $((ncpu + 1)): not round robin: $(sort "$T/out" | tr '\n' ' ')"
+    bind_run 2 -n 2 --bind-to sideways
+    grep -q -- "--bind-to needs core or none, got 'sideways'" "$T/err" || fail "bad --bind-to: $(cat "$T/err")"
+    SYMRUN_BIND_TO=bogus bind_run 2 -n 2
+    grep -q -- "SYMRUN_BIND_TO needs core or none, got 'bogus'" "$T/err" || fail "bad SYMRUN_BIND_TO: $(cat "$T/err")"
+}
+
 # symrun makes no files: nothing new in /tmp or /dev/shm after every kind of
 # ending (normal, abort, crash, timeout, SIGTERM, SIGKILL of symrun).  Other
 # programs on the machine may create files there meanwhile, so when we may,
