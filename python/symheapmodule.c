@@ -154,9 +154,31 @@ void sp_extent(PyArrayObject *a, char **lo, size_t *len)
 
 /* ---- Start-up and shutdown --------------------------------------------------- */
 
-static int start(void)
+/* The unique ID's text, "symheap-uid1 <address> <port> <32 hex digits>"
+ * (src/bootstrap/boot_uid.c): checked here so that a bad ID raises instead
+ * of stopping the process. */
+static int uid_valid(const char *text)
 {
-    shmem_init();
+    char tag[16], host[64], hex[40];
+    int port;
+    if (sscanf(text, "%15s %63s %d %39s", tag, host, &port, hex) != 4 ||
+        strcmp(tag, "symheap-uid1") != 0 || port <= 0 || port > 65535 || strlen(hex) != 32)
+        return 0;
+    return strspn(hex, "0123456789abcdefABCDEF") == 32;
+}
+
+/* uid: NULL (shmem_init: symrun, PMIx, or a singleton) or an ID to start
+ * with as rank of nranks (checked by py_init). */
+static int start(const shmemx_uniqueid_t *uid, int rank, int nranks)
+{
+    if (uid) {
+        /* The rendezvous waits for the other ranks: let other threads run. */
+        Py_BEGIN_ALLOW_THREADS
+        shmemx_init_uniqueid(uid, rank, nranks);
+        Py_END_ALLOW_THREADS
+    } else {
+        shmem_init();
+    }
     symheap_py.me = shmem_my_pe();
     symheap_py.npes = shmem_n_pes();
     symheap_py.inited = 1;
@@ -178,13 +200,103 @@ int sp_ensure(const char *fn)
                  "first to start again");
         return -1;
     }
-    return start();
+    return start(NULL, 0, 0);
 }
 
-static PyObject *py_init(PyObject *self, PyObject *noargs)
+/* get_uniqueid(empty=False) -> bytes: an ID for init(uid=...) (NVSHMEM4Py's
+ * get_unique_id).  This process serves the rendezvous from a thread until
+ * every PE has finalized, so it must live that long; it need not be a PE. */
+static PyObject *py_get_uniqueid(PyObject *self, PyObject *args, PyObject *kw)
 {
-    (void)self, (void)noargs;
-    if (!symheap_py.inited && start() < 0) return NULL;
+    (void)self;
+    static char *kwlist[] = { "empty", NULL };
+    int empty = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "|p:get_uniqueid", kwlist, &empty)) return NULL;
+    shmemx_uniqueid_t id;
+    memset(&id, 0, sizeof id);
+    if (empty) return PyBytes_FromStringAndSize(id.internal, sizeof id.internal);
+    shmemx_get_uniqueid(&id);
+    return PyBytes_FromStringAndSize(id.internal, (Py_ssize_t)strnlen(id.internal,
+                                                                       sizeof id.internal));
+}
+
+/* init(uid=None, rank=None, nranks=None, initializer_method=None, device=None):
+ * without uid as before (symrun, PMIx or one PE); with uid, as rank of nranks
+ * (NVSHMEM4Py's keywords; initializer_method "uid" or "" or None). */
+static PyObject *py_init(PyObject *self, PyObject *args, PyObject *kw)
+{
+    (void)self;
+    static char *kwlist[] = { "uid", "rank", "nranks", "initializer_method", "device", NULL };
+    PyObject *uid_o = Py_None, *rank_o = Py_None, *nranks_o = Py_None, *device = Py_None;
+    const char *method = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "|$OOOzO:init", kwlist, &uid_o, &rank_o,
+                                     &nranks_o, &method, &device))
+        return NULL;
+    (void)device; /* symheap picks each PE's GPU itself (docs/gpu.md) */
+    int want_uid = uid_o != Py_None || (method && strcmp(method, "uid") == 0);
+    if (method && *method && strcmp(method, "uid") != 0 && strcmp(method, "default") != 0)
+        return sp_raise(PyExc_ValueError, "init", "initializer_method='%s' is not known; use "
+                        "'uid' (with uid=, rank=, nranks=) or leave it out (symrun, PMIx)",
+                        method);
+    if (!want_uid) {
+        if (rank_o != Py_None || nranks_o != Py_None)
+            return sp_raise(PyExc_ValueError, "init", "rank= and nranks= go with uid=: pass "
+                            "uid=symheap.get_uniqueid() made by one process, or leave all "
+                            "three out under symrun");
+        if (!symheap_py.inited && start(NULL, 0, 0) < 0) return NULL;
+        Py_RETURN_NONE;
+    }
+    if (uid_o == Py_None || rank_o == Py_None || nranks_o == Py_None)
+        return sp_raise(PyExc_ValueError, "init", "initializer_method='uid' needs uid=, rank= "
+                        "and nranks=: uid from symheap.get_uniqueid() in one process, handed "
+                        "to every rank");
+    long rank = PyLong_AsLong(rank_o), nranks = PyLong_AsLong(nranks_o);
+    if (PyErr_Occurred()) return NULL;
+    if (nranks < 1 || nranks > (1 << 24) || rank < 0 || rank >= nranks)
+        return sp_raise(PyExc_ValueError, "init", "rank=%ld, nranks=%ld: need 0 <= rank < "
+                        "nranks (give each process its own rank and all the same nranks)",
+                        rank, nranks);
+    shmemx_uniqueid_t id;
+    memset(&id, 0, sizeof id);
+    Py_buffer view;
+    if (PyUnicode_Check(uid_o)) {
+        Py_ssize_t n;
+        const char *t = PyUnicode_AsUTF8AndSize(uid_o, &n);
+        if (!t) return NULL;
+        memcpy(id.internal, t, (size_t)(n < (Py_ssize_t)sizeof id.internal - 1 ? n
+                                        : (Py_ssize_t)sizeof id.internal - 1));
+    } else if (PyObject_GetBuffer(uid_o, &view, PyBUF_SIMPLE) == 0) {
+        size_t n = (size_t)view.len < sizeof id.internal - 1 ? (size_t)view.len
+                                                             : sizeof id.internal - 1;
+        memcpy(id.internal, view.buf, n);
+        PyBuffer_Release(&view);
+    } else {
+        PyErr_Clear();
+        return sp_raise(PyExc_TypeError, "init", "uid is a %s: pass the bytes that "
+                        "symheap.get_uniqueid() returned in one process",
+                        Py_TYPE(uid_o)->tp_name);
+    }
+    if (!uid_valid(id.internal))
+        return sp_raise(PyExc_ValueError, "init", "the unique ID was not made by "
+                        "shmemx_get_uniqueid or nvshmemx_get_uniqueid (or was damaged on the "
+                        "way): '%.40s'; hand every process the bytes one process got from "
+                        "symheap.get_uniqueid()", id.internal);
+    if (symheap_py.inited) {
+        if (symheap_py.me == rank && symheap_py.npes == nranks) Py_RETURN_NONE;
+        return sp_raise(symheap_py_error, "init", "already started as PE %d of %d, not rank %ld "
+                        "of %ld: call init once per process, before any other symheap call",
+                        symheap_py.me, symheap_py.npes, rank, nranks);
+    }
+    if (getenv("SYMRUN_FD")) {
+        /* symrun's PEs are the job: check rank and nranks against them. */
+        if (start(NULL, 0, 0) < 0) return NULL;
+        if (symheap_py.me == rank && symheap_py.npes == nranks) Py_RETURN_NONE;
+        return sp_raise(symheap_py_error, "init", "rank %ld of %ld, but this process is PE %d "
+                        "of %d (started by symrun): give each process its PE number as rank "
+                        "and the PE count as nranks, or start the processes without symrun",
+                        rank, nranks, symheap_py.me, symheap_py.npes);
+    }
+    if (start(&id, (int)rank, (int)nranks) < 0) return NULL;
     Py_RETURN_NONE;
 }
 
@@ -858,7 +970,11 @@ static PyObject *py_initialized(PyObject *s, PyObject *n)
 }
 
 static PyMethodDef module_methods[] = {
-    { "init", py_init, METH_NOARGS, "Start symheap (done on first use anyway)." },
+    SP_KW("init", py_init, "init(*, uid=None, rank=None, nranks=None, initializer_method=None, device=None): "
+          "start symheap (done on first use anyway); with uid from get_uniqueid(), as rank of nranks."),
+    SP_KW("get_uniqueid", py_get_uniqueid, "get_uniqueid(empty=False) -> bytes: an ID for init(uid=...); "
+          "this process must live until every PE has finalized."),
+    SP_KW("get_unique_id", py_get_uniqueid, "get_unique_id(empty=False): the same as get_uniqueid (NVSHMEM4Py's name)."),
     { "finalize", py_finalize, METH_NOARGS, "Free every block left and stop symheap (collective)." },
     { "initialized", py_initialized, METH_NOARGS, "Whether symheap is started." },
     { "my_pe", py_my_pe, METH_NOARGS, "This PE's number." },
