@@ -80,3 +80,18 @@ def test_dtype_and_size():
     shm.barrier_all()
     for x in (a, f, small):
         x.free()
+
+
+def test_gpu_kind_without_gpu():
+    """Without a GPU on every PE, kind='gpu' raises (collectively, on every PE
+    alike) instead of giving host memory."""
+    try:
+        g = shm.zeros(4, kind="gpu")
+    except shm.Error as e:
+        assert str(e).startswith(f"[pe {me}] symheap.zeros: kind='gpu': there is no GPU symmetric heap"), e
+        assert "use kind='host'" in str(e)
+        with pytest.raises(shm.Error, match=PE + r"full: kind='gpu': there is no GPU"):
+            shm.full(3, 1.5, kind="gpu")
+        return
+    g.free()  # a GPU machine: test_gpu.py tests this kind
+    pytest.skip("every PE has a GPU here")
