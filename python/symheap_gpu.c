@@ -69,6 +69,12 @@ int sp_gpu_ready(const char *fn)
         symheap_py.gpu = 0;
         symheap_py.gpu_epoch = symheap_py.epoch;
     }
+    if (symheap_py.gpu == 0 && getenv("SYMHEAP_PY_TEST_FAKE_GPU")) {
+        /* Tests on machines without a GPU: "GPU" arrays on host memory, so
+         * that everything but the device itself (the DLPack and CAI exports,
+         * peer views, staging, lifetimes) runs in CI.  Never for real work. */
+        symheap_py.gpu = 2;
+    }
     if (symheap_py.gpu == 0) {
         /* The heap appears at the first allocation that wants it: one byte,
          * collective (every PE is in this constructor), gives the answer on
@@ -83,7 +89,7 @@ int sp_gpu_ready(const char *fn)
             shmemx_gpu_register(publish, SHMEMX_GPU_STATE_VERSION); /* publishes at once */
         }
     }
-    if (symheap_py.gpu == 1) return 0;
+    if (symheap_py.gpu > 0) return 0;
     sp_raise(symheap_py_error, fn, "kind='gpu': there is no GPU symmetric heap (it needs a "
              "usable GPU on every PE; PE 0's warning above says what is missing, e.g. the "
              "CUDA driver or SHMEM_GPU=0); use kind='host', or run where every PE sees a GPU");
@@ -266,6 +272,10 @@ static void dl_deleter(DLManagedTensor *m)
 {
     /* Called by the consumer, perhaps without the GIL (PyTorch frees tensors
      * from any thread). */
+    if (!Py_IsInitialized()) { /* a tensor outliving the interpreter */
+        free(m);
+        return;
+    }
     PyGILState_STATE st = PyGILState_Ensure();
     Py_XDECREF((PyObject *)m->manager_ctx);
     PyGILState_Release(st);
@@ -300,7 +310,8 @@ static int dl_dtype(PyArrayObject *s, DLDataType *t)
     return 0;
 }
 
-/* __dlpack__(*, stream=None, max_version=None, dl_device=None, copy=None):
+/* __dlpack__(stream=None, *, max_version=None, dl_device=None, copy=None)
+ * (stream may come by position: older consumers pass it so):
  * a "dltensor" capsule of the unversioned ABI (what the array API allows a
  * producer without the versioned one to give for any max_version).  stream:
  * the memory is complete when the host calls that wrote it return, so there
@@ -309,7 +320,7 @@ static PyObject *GpuArray_dlpack(GpuArray *g, PyObject *args, PyObject *kw)
 {
     static char *kwlist[] = { "stream", "max_version", "dl_device", "copy", NULL };
     PyObject *stream = Py_None, *maxv = Py_None, *dev = Py_None, *copy = Py_None;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "|$OOOO:__dlpack__", kwlist, &stream, &maxv, &dev,
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "|O$OOO:__dlpack__", kwlist, &stream, &maxv, &dev,
                                      &copy))
         return NULL;
     if (alive("__dlpack__", g) < 0) return NULL;
@@ -421,7 +432,7 @@ static Py_ssize_t GpuArray_len(GpuArray *g)
 
 static PyMethodDef GpuArray_methods[] = {
     { "__dlpack__", (PyCFunction)(void (*)(void))GpuArray_dlpack, METH_VARARGS | METH_KEYWORDS,
-      "__dlpack__(*, stream=None, max_version=None, dl_device=None, copy=None): a DLPack capsule "
+      "__dlpack__(stream=None, *, max_version=None, dl_device=None, copy=None): a DLPack capsule "
       "of this memory (no copy)." },
     { "__dlpack_device__", (PyCFunction)GpuArray_dlpack_device, METH_NOARGS,
       "(kDLCUDA=2, device id)" },

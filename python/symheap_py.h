@@ -37,7 +37,8 @@ struct pystate {
     int finalized;     /* finalize ran (an op then says so instead of starting again) */
     unsigned epoch;    /* bumped by finalize: blocks of an earlier epoch are gone */
     int me, npes;
-    int gpu;           /* GPU heap: 0 not asked yet, 1 up, -1 none (this epoch) */
+    int gpu;           /* GPU heap: 0 not asked yet, 1 up, -1 none (this epoch);
+                          2: SYMHEAP_PY_TEST_FAKE_GPU, "GPU" arrays on host memory */
     unsigned gpu_epoch;
 };
 extern struct pystate symheap_py;

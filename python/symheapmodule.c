@@ -498,7 +498,7 @@ static Block *block_new(const char *fn, size_t nbytes, Py_ssize_t align, long hi
     if (sp_gc_point(fn) < 0) return NULL;
     size_t n = nbytes ? nbytes : 1; /* a zero-size array still has a symmetric address */
     void *p;
-    if (gpu) hints |= SHMEMX_MALLOC_DEVICE;
+    if (gpu && symheap_py.gpu != 2) hints |= SHMEMX_MALLOC_DEVICE; /* 2: tests' host stand-in */
     if (align > 0) {
         p = shmemx_align_with_hints((size_t)align, n, hints);
         if (p && clear && gpu) {

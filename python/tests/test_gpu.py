@@ -1,8 +1,15 @@
 """GPU arrays (kind='gpu') with 1, 2 and 4 PEs on one GPU or several: the
 exports (DLPack, __cuda_array_interface__) share the memory, the operations
 take GPU arrays, peer views show the other PEs' copies.  Skipped where there is
-no GPU heap (test_misuse.py checks the error there)."""
+no GPU heap (test_misuse.py checks the error there).
+
+With SYMHEAP_PY_TEST_FAKE_GPU=1 (ctest python_test_gpu_fake_*) the "GPU"
+arrays are host memory: everything but the device runs on CPU machines too
+(exports, capsule lifetimes, peer views, the staged collectives); the tests
+that hand the memory to PyTorch or CuPy are skipped then."""
+import ctypes
 import gc
+import os
 
 import numpy as np
 import pytest
@@ -10,18 +17,11 @@ import pytest
 import symheap as shm
 
 me, npes = shm.my_pe(), shm.n_pes()
+FAKE = bool(os.environ.get("SYMHEAP_PY_TEST_FAKE_GPU"))
 try:
     shm.zeros(1, kind="gpu").free()
 except shm.Error:
     pytest.skip("no GPU symmetric heap here", allow_module_level=True)
-
-
-def sync_gpu():
-    try:
-        import torch
-        torch.cuda.synchronize()
-    except ImportError:
-        pass
 
 
 def test_constructors_and_attributes():
@@ -53,8 +53,78 @@ def test_constructors_and_attributes():
         x.free()
 
 
+def real_gpu_module(name):
+    if FAKE:
+        pytest.skip("host stand-in for GPU memory: not for " + name)
+    return pytest.importorskip(name)
+
+
+# DLPack's ABI, as a consumer sees it (github:dmlc/dlpack, dlpack.h).
+class DLDevice(ctypes.Structure):
+    _fields_ = [("device_type", ctypes.c_int32), ("device_id", ctypes.c_int32)]
+
+
+class DLDataType(ctypes.Structure):
+    _fields_ = [("code", ctypes.c_uint8), ("bits", ctypes.c_uint8), ("lanes", ctypes.c_uint16)]
+
+
+class DLTensor(ctypes.Structure):
+    _fields_ = [("data", ctypes.c_void_p), ("device", DLDevice), ("ndim", ctypes.c_int32),
+                ("dtype", DLDataType), ("shape", ctypes.POINTER(ctypes.c_int64)),
+                ("strides", ctypes.POINTER(ctypes.c_int64)), ("byte_offset", ctypes.c_uint64)]
+
+
+class DLManagedTensor(ctypes.Structure):
+    pass
+
+
+DLManagedTensor._fields_ = [("dl_tensor", DLTensor), ("manager_ctx", ctypes.c_void_p),
+                            ("deleter", ctypes.CFUNCTYPE(None, ctypes.POINTER(DLManagedTensor)))]
+_get = ctypes.pythonapi.PyCapsule_GetPointer
+_get.restype, _get.argtypes = ctypes.c_void_p, [ctypes.py_object, ctypes.c_char_p]
+_rename = ctypes.pythonapi.PyCapsule_SetName
+_rename.restype, _rename.argtypes = ctypes.c_int, [ctypes.py_object, ctypes.c_char_p]
+
+
+def test_dlpack_capsule():
+    a = shm.zeros((3, 5), np.int16, kind="gpu")
+    cap = a.__dlpack__(stream=None, max_version=(1, 0))
+    m = DLManagedTensor.from_address(_get(cap, b"dltensor"))
+    t = m.dl_tensor
+    assert t.data == a.ptr and (t.device.device_type, t.device.device_id) == (2, a.device)
+    assert t.ndim == 2 and (t.dtype.code, t.dtype.bits, t.dtype.lanes) == (0, 16, 1)
+    assert [t.shape[0], t.shape[1]] == [3, 5] and [t.strides[0], t.strides[1]] == [5, 1]
+    assert t.byte_offset == 0
+    f = shm.zeros(2, np.complex64, kind="gpu")
+    ft = DLManagedTensor.from_address(_get(f.__dlpack__(None), b"dltensor")).dl_tensor
+    assert (ft.dtype.code, ft.dtype.bits) == (5, 64)
+    with pytest.raises(BufferError, match=r"dl_device=\(1, 0\)"):
+        a.__dlpack__(dl_device=(1, 0))
+    # an unconsumed capsule holds the block until it goes
+    ptr = a.ptr
+    del a, t, m
+    gc.collect()
+    assert ptr not in shm.pending_frees()
+    del cap
+    assert ptr in shm.pending_frees()
+    # a consumed one ("used_dltensor") until the consumer calls the deleter
+    b = shm.zeros(4, np.float32, kind="gpu")
+    cap = b.__dlpack__()
+    m = DLManagedTensor.from_address(_get(cap, b"dltensor"))
+    assert _rename(cap, b"used_dltensor") == 0
+    ptr = b.ptr
+    del b, cap
+    gc.collect()
+    assert ptr not in shm.pending_frees()
+    m.deleter(ctypes.pointer(m))
+    assert ptr in shm.pending_frees()
+    f.free()
+    shm.collect_garbage()
+    assert not shm.pending_frees()
+
+
 def test_torch_from_dlpack_shares_memory():
-    torch = pytest.importorskip("torch")
+    torch = real_gpu_module("torch")
     a = shm.zeros(1000, np.float32, kind="gpu")
     t = torch.from_dlpack(a)
     assert t.is_cuda and t.data_ptr() == a.ptr and t.device.index == a.device
@@ -77,7 +147,7 @@ def test_torch_from_dlpack_shares_memory():
 
 
 def test_cupy_asarray_zero_copy():
-    cp = pytest.importorskip("cupy")
+    cp = real_gpu_module("cupy")
     a = shm.full(64, me, np.int32, kind="gpu")
     c = cp.asarray(a)
     assert c.data.ptr == a.ptr and c.shape == (64,) and c.dtype == np.int32
@@ -117,7 +187,7 @@ def test_put_get_on_gpu_arrays():
 
 
 def test_put_get_on_stream():
-    torch = pytest.importorskip("torch")
+    torch = real_gpu_module("torch")
     a = shm.zeros(1024, np.int64, kind="gpu")
     src = shm.full(1024, me, np.int64, kind="gpu")
     s = torch.cuda.Stream(device=a.device)
@@ -177,10 +247,11 @@ def test_peer_views():
         assert (v.to_numpy() == pe * 3).all()
         try:
             import torch
+        except ImportError:
+            torch = None
+        if torch and not FAKE:
             t = torch.from_dlpack(v)
             assert t.data_ptr() == v.ptr and int(t.sum()) == 16 * pe * 3
-        except ImportError:
-            pass
         with pytest.raises(ValueError, match=f"this is a view of PE {pe}'s copy"):
             v.free()
         with pytest.raises(ValueError, match="already a view"):
