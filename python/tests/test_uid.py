@@ -6,6 +6,7 @@ with symheap's message, and nothing is left behind: no process, no /dev/shm
 object."""
 import multiprocessing as mp
 import os
+import time
 
 import pytest
 
@@ -21,6 +22,22 @@ def shm_entries():
         return {n for n in os.listdir("/dev/shm") if "symheap" in n or "shmi" in n}
     except FileNotFoundError:
         return set()
+
+
+def threads():
+    return len(os.listdir("/proc/self/task"))
+
+
+def nothing_left(before_shm, before_threads):
+    """No PE process, no /dev/shm object, and the rendezvous thread this
+    process ran for the ID has ended."""
+    assert mp.active_children() == []
+    assert shm_entries() <= before_shm
+    for _ in range(50):
+        if threads() <= before_threads:
+            break
+        time.sleep(0.1)
+    assert threads() <= before_threads, "the rendezvous thread is still running"
 
 
 def start(nranks, ranks=None, uid=None, spelling="uid", errdir=None):
@@ -65,7 +82,7 @@ def test_uniqueid_is_bytes():
 @pytest.mark.parametrize("nranks", [1, 2, 4])
 @pytest.mark.parametrize("spelling", ["uid", "nvshmem4py"])
 def test_put_barrier_reduce(nranks, spelling):
-    before = shm_entries()
+    before, nthreads = shm_entries(), threads()
     out = finish(start(nranks, spelling=spelling))
     expect_sum = nranks * (nranks + 1) // 2
     for rank, r in enumerate(out):
@@ -74,7 +91,7 @@ def test_put_barrier_reduce(nranks, spelling):
         assert (rk, me, npes) == (rank, rank, nranks)
         assert left == (rank - 1) % nranks + 1
         assert total == expect_sum and same
-    assert shm_entries() <= before
+    nothing_left(before, nthreads)
 
 
 def test_torchrun_variables_not_read(monkeypatch):
@@ -85,8 +102,12 @@ def test_torchrun_variables_not_read(monkeypatch):
     assert [r[:4] for r in out] == [("ok", 0, 0, 2), ("ok", 1, 1, 2)]
 
 
+# Well formed, but no process serves it: for misuse that raises before connecting.
+UNSERVED = b"symheap-uid1 127.0.0.1 9 " + b"0" * 32
+
+
 def test_rank_out_of_range():
-    out = finish(start(2, ranks=[2]))
+    out = finish(start(2, ranks=[2], uid=UNSERVED))
     kind, exc, msg = out[0]
     assert (kind, exc) == ("error", "ValueError")
     assert msg.startswith("[pe ?] symheap.init: rank=2, nranks=2: need 0 <= rank < nranks"), msg
@@ -117,6 +138,7 @@ def test_nranks_mismatch(tmp_path):
     """Rank 0 says 2 PEs, rank 1 says 3: the rendezvous ends both processes with
     one line (the PEs already waiting cannot be told apart from the wrong one),
     and neither hangs."""
+    before, nthreads = shm_entries(), threads()
     uid = shm.get_uniqueid()
     procs = start(2, ranks=[0], uid=uid, errdir=str(tmp_path))
     procs += start(3, ranks=[1], uid=uid, errdir=str(tmp_path))
@@ -125,3 +147,4 @@ def test_nranks_mismatch(tmp_path):
     assert all(p.exitcode not in (0, None) for p, _ in procs)
     errs = "".join((tmp_path / f"err{r}").read_text() for r in (0, 1))
     assert "but the PEs before it said" in errs and "give every PE the same nranks" in errs, errs
+    nothing_left(before, nthreads)
