@@ -95,3 +95,14 @@ def test_gpu_kind_without_gpu():
         return
     g.free()  # a GPU machine: test_gpu.py tests this kind
     pytest.skip("every PE has a GPU here")
+
+
+def test_init_uid_when_started():
+    """Under symrun the module is started already: init(uid=...) with this PE's
+    rank is nothing to do, another rank or size raises."""
+    uid = b"symheap-uid1 127.0.0.1 9 " + b"0" * 32
+    shm.init(uid=uid, rank=me, nranks=npes)
+    with pytest.raises(shm.Error, match=PE + rf"init: already started as PE {me} of {npes}, not rank {me} of {npes + 1}"):
+        shm.init(uid=uid, rank=me, nranks=npes + 1)
+    with pytest.raises(ValueError, match=r"rank=5, nranks=2: need 0 <= rank < nranks"):
+        shm.init(uid=uid, rank=5, nranks=2)
