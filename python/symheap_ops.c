@@ -16,6 +16,7 @@
 
 PyArrayObject *sp_array(const char *fn, const char *what, PyObject *obj, int write)
 {
+    if (sp_is_gpu(obj)) obj = sp_gpu_shadow(obj); /* its address, shape and dtype */
     if (!PyArray_Check(obj)) {
         sp_raise(PyExc_TypeError, fn, "%s is a %s, not a NumPy array; pass an array (a "
                  "symmetric one from symheap.zeros/empty/array where the PEs share it)", what,
@@ -157,25 +158,59 @@ static int rma_args(const char *fn, PyObject *to, PyObject *so, long pe, PyObjec
     return parse_size(fn, size_o, min_sz((size_t)PyArray_SIZE(*t), (size_t)PyArray_SIZE(*s)), n);
 }
 
-/* put/get/put_nbi/get_nbi(target, source, pe, size=None, ctx=None) */
+/* stream=: None (0), or a CUDA stream handle (1): an int, or an object with
+ * cuda_stream (PyTorch) or ptr (CuPy); -1 with TypeError. */
+static int sp_stream(const char *fn, PyObject *o, struct CUstream_st **stream)
+{
+    *stream = NULL;
+    if (!o || o == Py_None) return 0;
+    PyObject *h = NULL;
+    if (PyLong_Check(o)) h = Py_NewRef(o);
+    else if (PyObject_HasAttrString(o, "cuda_stream")) h = PyObject_GetAttrString(o, "cuda_stream");
+    else if (PyObject_HasAttrString(o, "ptr")) h = PyObject_GetAttrString(o, "ptr");
+    int ok = h && PyLong_Check(h);
+    void *p = ok ? PyLong_AsVoidPtr(h) : NULL;
+    Py_XDECREF(h);
+    if (PyErr_Occurred()) return -1;
+    if (!ok) {
+        sp_raise(PyExc_TypeError, fn, "stream is a %s; pass a CUDA stream handle (an int, "
+                 "torch.cuda.Stream or cupy.cuda.Stream) or None", Py_TYPE(o)->tp_name);
+        return -1;
+    }
+    *stream = p;
+    return 1;
+}
+
+/* put/get/put_nbi/get_nbi(target, source, pe, size=None, ctx=None, stream=None) */
 static PyObject *rma(PyObject *args, PyObject *kw, const char *fn, int is_put, int nbi)
 {
-    static char *kwlist[] = { "target", "source", "pe", "size", "ctx", NULL };
-    PyObject *to, *so, *size_o = NULL, *ctx = NULL;
+    static char *kwlist[] = { "target", "source", "pe", "size", "ctx", "stream", NULL };
+    PyObject *to, *so, *size_o = NULL, *ctx = NULL, *stream_o = NULL;
     long pe;
     char fmt[48];
-    snprintf(fmt, sizeof fmt, "OOl|OO:%s", fn);
-    if (!PyArg_ParseTupleAndKeywords(args, kw, fmt, kwlist, &to, &so, &pe, &size_o, &ctx))
+    snprintf(fmt, sizeof fmt, "OOl|OO$O:%s", fn);
+    if (!PyArg_ParseTupleAndKeywords(args, kw, fmt, kwlist, &to, &so, &pe, &size_o, &ctx,
+                                     &stream_o))
         return NULL;
     PyArrayObject *t, *s;
     size_t n;
-    if (rma_args(fn, to, so, pe, size_o, ctx, &t, &s, &n) < 0) return NULL;
+    struct CUstream_st *stream;
+    int on_stream = sp_stream(fn, stream_o, &stream);
+    if (on_stream < 0 || rma_args(fn, to, so, pe, size_o, ctx, &t, &s, &n) < 0) return NULL;
     PyArrayObject *sym = is_put ? t : s, *loc = is_put ? s : t;
     if (sym_elems(fn, is_put ? "target" : "source", sym, n) < 0) return NULL;
     if (n == 0) Py_RETURN_NONE;
     size_t esz = (size_t)PyArray_ITEMSIZE(t);
     void *td = PyArray_DATA(t);
     const void *sd = PyArray_DATA(s);
+    if (on_stream) {
+        if (!PyArray_IS_C_CONTIGUOUS(t) || !PyArray_IS_C_CONTIGUOUS(s))
+            return sp_raise(PyExc_ValueError, fn, "stream=: target and source must be "
+                            "contiguous (the stream form moves one run of bytes)");
+        if (is_put) shmemx_putmem_on_stream(td, sd, n * esz, (int)pe, stream);
+        else shmemx_getmem_on_stream(td, sd, n * esz, (int)pe, stream);
+        Py_RETURN_NONE;
+    }
     if (PyArray_IS_C_CONTIGUOUS(t) && PyArray_IS_C_CONTIGUOUS(s)) {
         if (is_put) (nbi ? shmem_putmem_nbi : shmem_putmem)(td, sd, n * esz, (int)pe);
         else (nbi ? shmem_getmem_nbi : shmem_getmem)(td, sd, n * esz, (int)pe);
@@ -264,6 +299,12 @@ static PyObject *py_iget(PyObject *s, PyObject *a, PyObject *k) { (void)s; retur
 /* One element: target/source must hold at least one; element 0 is used. */
 static PyArrayObject *one_elem(const char *fn, const char *what, PyObject *obj, int write, int exact)
 {
+    if (exact && sp_is_gpu(obj)) { /* the library would stop the PE */
+        sp_raise(PyExc_TypeError, fn, "%s is a GPU array: host atomics, waits, signals and "
+                 "locks cannot reach GPU memory (the CPU cannot load or store it); use a host "
+                 "array (kind='host'), or NVSHMEM's device API in a kernel", what);
+        return NULL;
+    }
     PyArrayObject *a = sp_array(fn, what, obj, write);
     if (!a) return NULL;
     if (exact ? PyArray_SIZE(a) != 1 : PyArray_SIZE(a) < 1) {
@@ -683,7 +724,22 @@ static PyObject *world_sync(const char *fn, void (*call)(void))
     Py_RETURN_NONE;
 }
 
-static PyObject *py_barrier_all(PyObject *s, PyObject *n) { (void)s, (void)n; return world_sync("barrier_all", shmem_barrier_all); }
+/* barrier_all(stream=None): with a stream, the library waits for the stream
+ * first (shmemx_barrier_all_on_stream's host form). */
+static PyObject *py_barrier_all(PyObject *s, PyObject *args, PyObject *kw)
+{
+    (void)s;
+    static char *kwlist[] = { "stream", NULL };
+    PyObject *stream_o = NULL;
+    struct CUstream_st *stream;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "|O:barrier_all", kwlist, &stream_o)) return NULL;
+    int on = sp_stream("barrier_all", stream_o, &stream);
+    if (on <= 0) return on < 0 ? NULL : world_sync("barrier_all", shmem_barrier_all);
+    if (sp_gc_point("barrier_all") < 0) return NULL;
+    Py_BEGIN_ALLOW_THREADS shmemx_barrier_all_on_stream(stream);
+    Py_END_ALLOW_THREADS
+    Py_RETURN_NONE;
+}
 static PyObject *py_sync_all(PyObject *s, PyObject *n) { (void)s, (void)n; return world_sync("sync_all", shmem_sync_all); }
 
 /* ---- Teams ----------------------------------------------------------------------- */
@@ -990,6 +1046,49 @@ static int coll_sym(const char *fn, PyArrayObject *t, size_t tn, PyArrayObject *
     return sym_elems(fn, "target", t, tn) < 0 || sym_elems(fn, "source", s, sn) < 0 ? -1 : 0;
 }
 
+/* GPU arrays in collectives: the library's host collectives other than
+ * broadcast take host memory only, so the GPU side goes through a symmetric
+ * host copy: the source copied in, the collective, the target copied out
+ * (copy engines).  Collective (every PE passes the same kinds).  keep: the
+ * target's bytes are copied in too (collect writes only part of it). */
+struct stage {
+    char *buf;     /* the host copies: target's, then source's; NULL: none */
+    void *t;       /* what the collective writes */
+    const void *s; /* what it reads */
+    size_t tb;     /* target bytes to copy out */
+};
+
+static int stage_in(const char *fn, PyObject *to, PyArrayObject *t, size_t tb, PyObject *so,
+                    PyArrayObject *s, size_t sb, int keep, struct stage *st)
+{
+    int tg = sp_is_gpu(to), sg = sp_is_gpu(so);
+    *st = (struct stage){ NULL, PyArray_DATA(t), PyArray_DATA(s), tg ? tb : 0 };
+    if (!tg && !sg) return 0;
+    size_t toff = tg ? (tb + 63) & ~(size_t)63 : 0, total = toff + (sg ? sb : 0);
+    st->buf = shmem_malloc(total ? total : 1);
+    if (!st->buf) {
+        sp_raise(PyExc_MemoryError, fn, "no room for the %zu bytes of host copies that a "
+                 "collective on GPU arrays needs; set SHMEM_SYMMETRIC_SIZE larger", total);
+        return -1;
+    }
+    if (tg) {
+        st->t = st->buf;
+        if (keep && tb) shmem_getmem(st->buf, PyArray_DATA(t), tb, symheap_py.me);
+    }
+    if (sg) {
+        st->s = st->buf + toff;
+        if (sb) shmem_getmem(st->buf + toff, PyArray_DATA(s), sb, symheap_py.me);
+    }
+    return 0;
+}
+
+static void stage_out(PyArrayObject *t, struct stage *st)
+{
+    if (!st->buf) return;
+    if (st->tb) shmem_putmem(PyArray_DATA(t), st->buf, st->tb, symheap_py.me);
+    shmem_free(st->buf);
+}
+
 static PyObject *coll_rc(const char *fn, int rc)
 {
     if (rc != 0) return sp_raise(symheap_py_error, fn, "the collective returned %d", rc);
@@ -1022,7 +1121,15 @@ static PyObject *py_broadcast(PyObject *self, PyObject *args, PyObject *kw)
         return NULL;
     if (sp_team(fn, team_o, &team, &world) < 0) return NULL;
     size_t esz = (size_t)PyArray_ITEMSIZE(t);
-    return coll_rc(fn, shmem_broadcastmem(team, PyArray_DATA(t), PyArray_DATA(s), n * esz, (int)root));
+    /* GPU to GPU: the library's broadcast pulls through the copy engines. */
+    if (sp_is_gpu(to) == sp_is_gpu(so))
+        return coll_rc(fn, shmem_broadcastmem(team, PyArray_DATA(t), PyArray_DATA(s), n * esz,
+                                              (int)root));
+    struct stage st;
+    if (stage_in(fn, to, t, n * esz, so, s, n * esz, 0, &st) < 0) return NULL;
+    int rc = shmem_broadcastmem(team, st.t, st.s, n * esz, (int)root);
+    stage_out(t, &st);
+    return coll_rc(fn, rc);
 }
 
 /* collect / fcollect(target, source, size=None, team=None) */
@@ -1051,8 +1158,13 @@ static PyObject *gather(PyObject *args, PyObject *kw, int fixed)
         sp_team(fn, team_o, &team, &world) < 0)
         return NULL;
     size_t esz = (size_t)PyArray_ITEMSIZE(t);
-    int rc = fixed ? shmem_fcollectmem(team, PyArray_DATA(t), PyArray_DATA(s), n * esz)
-                   : shmem_collectmem(team, PyArray_DATA(t), PyArray_DATA(s), n * esz);
+    struct stage st;
+    if (stage_in(fn, to, t, fixed ? n * np * esz : (size_t)PyArray_NBYTES(t), so, s, n * esz,
+                 !fixed, &st) < 0)
+        return NULL;
+    int rc = fixed ? shmem_fcollectmem(team, st.t, st.s, n * esz)
+                   : shmem_collectmem(team, st.t, st.s, n * esz);
+    stage_out(t, &st);
     return coll_rc(fn, rc);
 }
 
@@ -1088,7 +1200,11 @@ static PyObject *py_alltoall(PyObject *self, PyObject *args, PyObject *kw)
     if (coll_sym(fn, t, n * np, s, n * np) < 0 || sp_team(fn, team_o, &team, &world) < 0)
         return NULL;
     size_t esz = (size_t)PyArray_ITEMSIZE(t);
-    return coll_rc(fn, shmem_alltoallmem(team, PyArray_DATA(t), PyArray_DATA(s), n * esz));
+    struct stage st;
+    if (stage_in(fn, to, t, n * np * esz, so, s, n * np * esz, 0, &st) < 0) return NULL;
+    int rc = shmem_alltoallmem(team, st.t, st.s, n * esz);
+    stage_out(t, &st);
+    return coll_rc(fn, rc);
 }
 
 /* Reductions: one wrapper per (type, operation) of the reduction table. */
@@ -1153,7 +1269,12 @@ static PyObject *reduce_op(PyObject *args, PyObject *kw, int fixed_op)
                         "integers", sp_dtype_name(t), red_names[op]);
     if (sp_ensure(fn) < 0 || coll_sym(fn, t, n, s, n) < 0 || sp_team(fn, team_o, &team, &world) < 0)
         return NULL;
-    return coll_rc(fn, f(team, PyArray_DATA(t), PyArray_DATA(s), n));
+    size_t esz = (size_t)PyArray_ITEMSIZE(t);
+    struct stage st;
+    if (stage_in(fn, to, t, n * esz, so, s, n * esz, 0, &st) < 0) return NULL;
+    int rc = f(team, st.t, st.s, n);
+    stage_out(t, &st);
+    return coll_rc(fn, rc);
 }
 
 static PyObject *py_reduce(PyObject *s, PyObject *a, PyObject *k) { (void)s; return reduce_op(a, k, -1); }
@@ -1371,7 +1492,7 @@ PyMethodDef symheap_ops_methods[] = {
     { "addr_accessible", py_addr_accessible, METH_VARARGS, "addr_accessible(array, pe) -> bool" },
     { "fence", py_fence, METH_VARARGS, "Order puts to each PE." },
     { "quiet", py_quiet, METH_VARARGS, "Complete every put, get and AMO issued." },
-    { "barrier_all", py_barrier_all, METH_NOARGS, "Barrier of every PE (and quiet)." },
+    SP_KW("barrier_all", py_barrier_all, "barrier_all(stream=None): barrier of every PE (and quiet); with a CUDA stream, after the stream's work."),
     { "sync_all", py_sync_all, METH_NOARGS, "Synchronize every PE." },
     SP_KW("sync", py_sync, "sync(team=None)"),
     SP_KW("broadcast", py_broadcast, "broadcast(target, source, root, size=None, team=None)"),

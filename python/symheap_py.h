@@ -42,6 +42,9 @@ struct pystate {
     int finalized;     /* finalize ran (an op then says so instead of starting again) */
     unsigned epoch;    /* bumped by finalize: blocks of an earlier epoch are gone */
     int me, npes;
+    int gpu;           /* GPU heap: 0 not asked yet, 1 up, -1 none (this epoch);
+                          2: SYMHEAP_PY_TEST_FAKE_GPU, "GPU" arrays on host memory */
+    unsigned gpu_epoch;
 };
 extern struct pystate symheap_py;
 
@@ -78,6 +81,38 @@ PyObject *sp_return_self(PyObject *self, PyObject *noargs);
 
 /* A method-table row of a function taking (args, kwargs). */
 #define SP_KW(name, fn, doc) { name, (PyCFunction)(void (*)(void))fn, METH_VARARGS | METH_KEYWORDS, doc }
+
+/* A new symmetric block (collective; GPU memory when gpu): the Block object
+ * that owns it, *ptr its address; NULL with an exception. */
+PyObject *sp_block_new(const char *fn, size_t nbytes, Py_ssize_t align, long hints, int clear,
+                       int gpu, void **ptr);
+/* Free the block under obj now (collective); 0, or -1 with an exception. */
+int sp_block_free(const char *fn, PyObject *obj);
+/* Whether the block under obj (an array, view, GpuArray...) is still allocated. */
+int sp_block_alive(PyObject *obj);
+/* Bytes of shape x elsize: 0, or -1 with ValueError (negative, overflow). */
+int sp_shape_bytes(const char *fn, PyArray_Dims *shape, size_t elsize, size_t *bytes);
+
+/* ---- GPU arrays (symheap_gpu.c) ----
+ * symheap.GpuArray: GPU memory from the GPU symmetric heap, exported through
+ * DLPack and __cuda_array_interface__.  Its shadow is an ndarray over the
+ * same (GPU) address, giving the operations its data pointer, shape and
+ * dtype; the CPU never reads or writes through it. */
+extern PyTypeObject GpuArray_Type;
+int symheap_gpu_init(PyObject *m);
+/* 0 when every PE has a GPU heap (set up on first use, collective), else -1
+ * with symheap.Error saying so. */
+int sp_gpu_ready(const char *fn);
+/* A GPU array of shape/descr (descr stolen): fill NULL zeros, Py_None
+ * uninitialized, else values broadcast to the shape (then a barrier). */
+PyObject *sp_gpu_array(const char *fn, PyArray_Dims *shape, PyArray_Descr *descr,
+                       Py_ssize_t align, long hints, PyObject *fill);
+/* Borrowed: the shadow ndarray of a GpuArray. */
+PyObject *sp_gpu_shadow(PyObject *a);
+/* A GpuArray viewing PE pe's copy of a where mapped, else None. */
+PyObject *sp_gpu_peer(PyObject *a, int pe);
+/* Whether obj is GPU memory of the module (a GpuArray). */
+static inline int sp_is_gpu(PyObject *obj) { return Py_IS_TYPE(obj, &GpuArray_Type); }
 
 /* Method tables of symheap_ops.c, appended to the module's. */
 extern PyMethodDef symheap_ops_methods[];

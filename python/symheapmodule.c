@@ -154,9 +154,31 @@ void sp_extent(PyArrayObject *a, char **lo, size_t *len)
 
 /* ---- Start-up and shutdown --------------------------------------------------- */
 
-static int start(void)
+/* The unique ID's text, "symheap-uid1 <address> <port> <32 hex digits>"
+ * (src/bootstrap/boot_uid.c): checked here so that a bad ID raises instead
+ * of stopping the process. */
+static int uid_valid(const char *text)
 {
-    shmem_init();
+    char tag[16], host[64], hex[40];
+    int port;
+    if (sscanf(text, "%15s %63s %d %39s", tag, host, &port, hex) != 4 ||
+        strcmp(tag, "symheap-uid1") != 0 || port <= 0 || port > 65535 || strlen(hex) != 32)
+        return 0;
+    return strspn(hex, "0123456789abcdefABCDEF") == 32;
+}
+
+/* uid: NULL (shmem_init: symrun, PMIx, or a singleton) or an ID to start
+ * with as rank of nranks (checked by py_init). */
+static int start(const shmemx_uniqueid_t *uid, int rank, int nranks)
+{
+    if (uid) {
+        /* The rendezvous waits for the other ranks: let other threads run. */
+        Py_BEGIN_ALLOW_THREADS
+        shmemx_init_uniqueid(uid, rank, nranks);
+        Py_END_ALLOW_THREADS
+    } else {
+        shmem_init();
+    }
     symheap_py.me = shmem_my_pe();
     symheap_py.npes = shmem_n_pes();
     symheap_py.inited = 1;
@@ -178,13 +200,103 @@ int sp_ensure(const char *fn)
                  "first to start again");
         return -1;
     }
-    return start();
+    return start(NULL, 0, 0);
 }
 
-static PyObject *py_init(PyObject *self, PyObject *noargs)
+/* get_uniqueid(empty=False) -> bytes: an ID for init(uid=...) (NVSHMEM4Py's
+ * get_unique_id).  This process serves the rendezvous from a thread until
+ * every PE has finalized, so it must live that long; it need not be a PE. */
+static PyObject *py_get_uniqueid(PyObject *self, PyObject *args, PyObject *kw)
 {
-    (void)self, (void)noargs;
-    if (!symheap_py.inited && start() < 0) return NULL;
+    (void)self;
+    static char *kwlist[] = { "empty", NULL };
+    int empty = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "|p:get_uniqueid", kwlist, &empty)) return NULL;
+    shmemx_uniqueid_t id;
+    memset(&id, 0, sizeof id);
+    if (empty) return PyBytes_FromStringAndSize(id.internal, sizeof id.internal);
+    shmemx_get_uniqueid(&id);
+    return PyBytes_FromStringAndSize(id.internal, (Py_ssize_t)strnlen(id.internal,
+                                                                       sizeof id.internal));
+}
+
+/* init(uid=None, rank=None, nranks=None, initializer_method=None, device=None):
+ * without uid as before (symrun, PMIx or one PE); with uid, as rank of nranks
+ * (NVSHMEM4Py's keywords; initializer_method "uid" or "" or None). */
+static PyObject *py_init(PyObject *self, PyObject *args, PyObject *kw)
+{
+    (void)self;
+    static char *kwlist[] = { "uid", "rank", "nranks", "initializer_method", "device", NULL };
+    PyObject *uid_o = Py_None, *rank_o = Py_None, *nranks_o = Py_None, *device = Py_None;
+    const char *method = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "|$OOOzO:init", kwlist, &uid_o, &rank_o,
+                                     &nranks_o, &method, &device))
+        return NULL;
+    (void)device; /* symheap picks each PE's GPU itself (docs/gpu.md) */
+    int want_uid = uid_o != Py_None || (method && strcmp(method, "uid") == 0);
+    if (method && *method && strcmp(method, "uid") != 0 && strcmp(method, "default") != 0)
+        return sp_raise(PyExc_ValueError, "init", "initializer_method='%s' is not known; use "
+                        "'uid' (with uid=, rank=, nranks=) or leave it out (symrun, PMIx)",
+                        method);
+    if (!want_uid) {
+        if (rank_o != Py_None || nranks_o != Py_None)
+            return sp_raise(PyExc_ValueError, "init", "rank= and nranks= go with uid=: pass "
+                            "uid=symheap.get_uniqueid() made by one process, or leave all "
+                            "three out under symrun");
+        if (!symheap_py.inited && start(NULL, 0, 0) < 0) return NULL;
+        Py_RETURN_NONE;
+    }
+    if (uid_o == Py_None || rank_o == Py_None || nranks_o == Py_None)
+        return sp_raise(PyExc_ValueError, "init", "initializer_method='uid' needs uid=, rank= "
+                        "and nranks=: uid from symheap.get_uniqueid() in one process, handed "
+                        "to every rank");
+    long rank = PyLong_AsLong(rank_o), nranks = PyLong_AsLong(nranks_o);
+    if (PyErr_Occurred()) return NULL;
+    if (nranks < 1 || nranks > (1 << 24) || rank < 0 || rank >= nranks)
+        return sp_raise(PyExc_ValueError, "init", "rank=%ld, nranks=%ld: need 0 <= rank < "
+                        "nranks (give each process its own rank and all the same nranks)",
+                        rank, nranks);
+    shmemx_uniqueid_t id;
+    memset(&id, 0, sizeof id);
+    Py_buffer view;
+    if (PyUnicode_Check(uid_o)) {
+        Py_ssize_t n;
+        const char *t = PyUnicode_AsUTF8AndSize(uid_o, &n);
+        if (!t) return NULL;
+        memcpy(id.internal, t, (size_t)(n < (Py_ssize_t)sizeof id.internal - 1 ? n
+                                        : (Py_ssize_t)sizeof id.internal - 1));
+    } else if (PyObject_GetBuffer(uid_o, &view, PyBUF_SIMPLE) == 0) {
+        size_t n = (size_t)view.len < sizeof id.internal - 1 ? (size_t)view.len
+                                                             : sizeof id.internal - 1;
+        memcpy(id.internal, view.buf, n);
+        PyBuffer_Release(&view);
+    } else {
+        PyErr_Clear();
+        return sp_raise(PyExc_TypeError, "init", "uid is a %s: pass the bytes that "
+                        "symheap.get_uniqueid() returned in one process",
+                        Py_TYPE(uid_o)->tp_name);
+    }
+    if (!uid_valid(id.internal))
+        return sp_raise(PyExc_ValueError, "init", "the unique ID was not made by "
+                        "shmemx_get_uniqueid or nvshmemx_get_uniqueid (or was damaged on the "
+                        "way): '%.40s'; hand every process the bytes one process got from "
+                        "symheap.get_uniqueid()", id.internal);
+    if (symheap_py.inited) {
+        if (symheap_py.me == rank && symheap_py.npes == nranks) Py_RETURN_NONE;
+        return sp_raise(symheap_py_error, "init", "already started as PE %d of %d, not rank %ld "
+                        "of %ld: call init once per process, before any other symheap call",
+                        symheap_py.me, symheap_py.npes, rank, nranks);
+    }
+    if (getenv("SYMRUN_FD")) {
+        /* symrun's PEs are the job: check rank and nranks against them. */
+        if (start(NULL, 0, 0) < 0) return NULL;
+        if (symheap_py.me == rank && symheap_py.npes == nranks) Py_RETURN_NONE;
+        return sp_raise(symheap_py_error, "init", "rank %ld of %ld, but this process is PE %d "
+                        "of %d (started by symrun): give each process its PE number as rank "
+                        "and the PE count as nranks, or start the processes without symrun",
+                        rank, nranks, symheap_py.me, symheap_py.npes);
+    }
+    if (start(&id, (int)rank, (int)nranks) < 0) return NULL;
     Py_RETURN_NONE;
 }
 
@@ -309,6 +421,7 @@ typedef struct {
     size_t nbytes;
     unsigned epoch;
     int freed;
+    int gpu; /* GPU memory: no buffer protocol (the CPU cannot reach it) */
 } Block;
 
 static void Block_dealloc(Block *b)
@@ -327,6 +440,13 @@ static int Block_getbuffer(Block *b, Py_buffer *view, int flags)
 {
     if (b->freed || b->epoch != symheap_py.epoch || !symheap_py.inited) {
         sp_raise(PyExc_BufferError, "Block", "the block at %p was freed", b->ptr);
+        view->obj = NULL;
+        return -1;
+    }
+    if (b->gpu) {
+        sp_raise(PyExc_BufferError, "Block", "the block at %p is GPU memory, which the CPU "
+                 "cannot read; use DLPack (torch.from_dlpack(a)) or __cuda_array_interface__ "
+                 "(cupy.asarray(a)), or a.to_numpy() for a host copy", b->ptr);
         view->obj = NULL;
         return -1;
     }
@@ -352,26 +472,19 @@ static PyTypeObject Block_Type = {
     .tp_doc = "One symmetric block (same address on every PE); the base of symmetric arrays.",
 };
 
-/* kind= of the constructors: "host" (default); "gpu" is not built in yet. */
+/* kind= of the constructors: 0 for "host" (default), 1 for "gpu" (after
+ * checking that every PE has a GPU heap), -1 with an exception. */
 static int parse_kind(const char *fn, const char *kind)
 {
     if (!kind || strcmp(kind, "host") == 0) return 0;
-    if (strcmp(kind, "gpu") == 0) {
-        if (sp_ensure(fn) < 0) return -1;
-        if (!shmemx_gpu_available())
-            sp_raise(PyExc_NotImplementedError, fn, "kind='gpu': this build of symheap has no "
-                     "GPU heap (symheap-info says why); use kind='host'");
-        else
-            sp_raise(PyExc_NotImplementedError, fn, "kind='gpu': GPU arrays are not in the "
-                     "Python module yet; use kind='host'");
-        return -1;
-    }
+    if (strcmp(kind, "gpu") == 0) return sp_gpu_ready(fn) < 0 ? -1 : 1;
     sp_raise(PyExc_ValueError, fn, "kind='%s' is not a memory kind; use 'host' or 'gpu'", kind);
     return -1;
 }
 
 /* A new block of nbytes (collective); NULL with an exception. */
-static Block *block_new(const char *fn, size_t nbytes, Py_ssize_t align, long hints, int clear)
+static Block *block_new(const char *fn, size_t nbytes, Py_ssize_t align, long hints, int clear,
+                        int gpu)
 {
     if (align > 0 && (align & (align - 1))) {
         sp_raise(PyExc_ValueError, fn, "align=%zd is not a power of two; use 8, 64, 4096...",
@@ -385,9 +498,16 @@ static Block *block_new(const char *fn, size_t nbytes, Py_ssize_t align, long hi
     if (sp_gc_point(fn) < 0) return NULL;
     size_t n = nbytes ? nbytes : 1; /* a zero-size array still has a symmetric address */
     void *p;
+    if (gpu && symheap_py.gpu != 2) hints |= SHMEMX_MALLOC_DEVICE; /* 2: tests' host stand-in */
     if (align > 0) {
         p = shmemx_align_with_hints((size_t)align, n, hints);
-        if (p && clear) memset(p, 0, n);
+        if (p && clear && gpu) {
+            void *z = calloc(1, n);
+            if (z) shmem_putmem(p, z, n, symheap_py.me); /* through the copy engines */
+            free(z);
+        } else if (p && clear) {
+            memset(p, 0, n);
+        }
     } else if (clear) {
         p = hints ? shmemx_calloc_with_hints(1, n, hints) : shmem_calloc(1, n);
     } else {
@@ -395,10 +515,11 @@ static Block *block_new(const char *fn, size_t nbytes, Py_ssize_t align, long hi
     }
     if (!p) {
         shmemx_heap_info_t hi;
-        shmemx_heap_info(&hi);
-        sp_raise(PyExc_MemoryError, fn, "no room for %zu bytes in the symmetric heap (%zu bytes "
-                 "free, largest free block %zu); free arrays or set SHMEM_SYMMETRIC_SIZE larger",
-                 n, hi.free, hi.largest_free);
+        if (gpu ? shmemx_gpu_heap_info(&hi) : (shmemx_heap_info(&hi), 0)) memset(&hi, 0, sizeof hi);
+        sp_raise(PyExc_MemoryError, fn, "no room for %zu bytes in the %s symmetric heap (%zu "
+                 "bytes free, largest free block %zu); free arrays or set %s larger", n,
+                 gpu ? "GPU" : "host", hi.free, hi.largest_free,
+                 gpu ? "SHMEM_GPU_HEAP_SIZE" : "SHMEM_SYMMETRIC_SIZE");
         return NULL;
     }
     Block *b = PyObject_New(Block, &Block_Type);
@@ -406,6 +527,7 @@ static Block *block_new(const char *fn, size_t nbytes, Py_ssize_t align, long hi
         b->ptr = p;
         b->nbytes = n;
         b->epoch = symheap_py.epoch;
+        b->gpu = gpu;
         b->freed = 1; /* until registered: its dealloc must not mark it pending */
     }
     if (!b || reg_insert((uintptr_t)p, n) < 0) {
@@ -419,19 +541,28 @@ static Block *block_new(const char *fn, size_t nbytes, Py_ssize_t align, long hi
     return b;
 }
 
+PyObject *sp_block_new(const char *fn, size_t nbytes, Py_ssize_t align, long hints, int clear,
+                       int gpu, void **ptr)
+{
+    Block *b = block_new(fn, nbytes, align, hints, clear, gpu);
+    if (b) *ptr = b->ptr;
+    return (PyObject *)b;
+}
+
 /* The Block under an array, memoryview or Block; NULL (no exception) if none. */
 static Block *block_of(PyObject *obj)
 {
     for (int depth = 0; obj && depth < 64; depth++) {
         if (Py_IS_TYPE(obj, &Block_Type)) return (Block *)obj;
-        if (PyArray_Check(obj)) obj = PyArray_BASE((PyArrayObject *)obj);
+        if (Py_IS_TYPE(obj, &GpuArray_Type)) obj = sp_gpu_shadow(obj);
+        else if (PyArray_Check(obj)) obj = PyArray_BASE((PyArrayObject *)obj);
         else if (PyMemoryView_Check(obj)) obj = PyMemoryView_GET_BUFFER(obj)->obj;
         else return NULL;
     }
     return NULL;
 }
 
-static int block_free(const char *fn, PyObject *obj)
+int sp_block_free(const char *fn, PyObject *obj)
 {
     Block *b = block_of(obj);
     if (!b) {
@@ -456,7 +587,7 @@ static int block_free(const char *fn, PyObject *obj)
 static PyObject *py_free(PyObject *self, PyObject *obj)
 {
     (void)self;
-    if (block_free("free", obj) < 0) return NULL;
+    if (sp_block_free("free", obj) < 0) return NULL;
     Py_RETURN_NONE;
 }
 
@@ -465,7 +596,7 @@ static PyObject *py_free(PyObject *self, PyObject *obj)
 static PyObject *SymArray_free(PyObject *self, PyObject *noargs)
 {
     (void)noargs;
-    if (block_free("SymmetricArray.free", self) < 0) return NULL;
+    if (sp_block_free("SymmetricArray.free", self) < 0) return NULL;
     Py_RETURN_NONE;
 }
 
@@ -476,12 +607,16 @@ PyObject *sp_return_self(PyObject *self, PyObject *noargs)
     return self;
 }
 
+int sp_block_alive(PyObject *obj)
+{
+    Block *b = block_of(obj);
+    return b && !b->freed && b->epoch == symheap_py.epoch && symheap_py.inited;
+}
+
 static PyObject *SymArray_exit(PyObject *self, PyObject *args)
 {
     (void)args;
-    Block *b = block_of(self);
-    if (b && !b->freed && b->epoch == symheap_py.epoch && symheap_py.inited &&
-        block_free("SymmetricArray.__exit__", self) < 0)
+    if (sp_block_alive(self) && sp_block_free("SymmetricArray.__exit__", self) < 0)
         return NULL;
     Py_RETURN_FALSE;
 }
@@ -529,26 +664,35 @@ PyTypeObject SymArray_Type = {
               "has dropped it.",
 };
 
+int sp_shape_bytes(const char *fn, PyArray_Dims *shape, size_t elsize, size_t *bytes)
+{
+    size_t n = elsize;
+    for (int d = 0; d < shape->len; d++) {
+        if (shape->ptr[d] < 0) {
+            sp_raise(PyExc_ValueError, fn, "shape has a negative dimension (%zd); use sizes >= 0",
+                     (Py_ssize_t)shape->ptr[d]);
+            return -1;
+        }
+        if (shape->ptr[d] && n > SIZE_MAX / (size_t)shape->ptr[d]) {
+            sp_raise(PyExc_ValueError, fn, "shape is too big: its size overflows size_t");
+            return -1;
+        }
+        n *= (size_t)shape->ptr[d];
+    }
+    *bytes = n;
+    return 0;
+}
+
 /* A symmetric array of shape/descr (descr stolen); NULL with an exception. */
 static PyObject *new_array(const char *fn, PyArray_Dims *shape, PyArray_Descr *descr,
                            NPY_ORDER order, Py_ssize_t align, long hints, int clear)
 {
-    size_t n = (size_t)PyDataType_ELSIZE(descr);
-    for (int d = 0; d < shape->len; d++) {
-        if (shape->ptr[d] < 0) {
-            Py_DECREF(descr);
-            sp_raise(PyExc_ValueError, fn, "shape has a negative dimension (%zd); use sizes >= 0",
-                     (Py_ssize_t)shape->ptr[d]);
-            return NULL;
-        }
-        if (shape->ptr[d] && n > SIZE_MAX / (size_t)shape->ptr[d]) {
-            Py_DECREF(descr);
-            sp_raise(PyExc_ValueError, fn, "shape is too big: its size overflows size_t");
-            return NULL;
-        }
-        n *= (size_t)shape->ptr[d];
+    size_t n;
+    if (sp_shape_bytes(fn, shape, (size_t)PyDataType_ELSIZE(descr), &n) < 0) {
+        Py_DECREF(descr);
+        return NULL;
     }
-    Block *b = block_new(fn, n, align, hints, clear);
+    Block *b = block_new(fn, n, align, hints, clear, 0);
     if (!b) {
         Py_DECREF(descr);
         return NULL;
@@ -594,8 +738,17 @@ static PyObject *shaped(PyObject *args, PyObject *kw, const char *fn, int clear,
                                      PyArray_DescrConverter2, &descr, parse_order, &order, &align,
                                      &hints, &kind))
         goto fail;
-    if (parse_kind(fn, kind) < 0) goto fail;
+    int gpu = parse_kind(fn, kind);
+    if (gpu < 0) goto fail;
     if (!descr) descr = PyArray_DescrFromType(NPY_DOUBLE);
+    if (gpu) {
+        PyObject *v1 = one ? PyLong_FromLong(1) : NULL;
+        PyObject *a = one && !v1 ? NULL
+                      : sp_gpu_array(fn, &shape, descr, align, hints, one ? v1 : clear ? NULL : Py_None);
+        Py_XDECREF(v1);
+        PyDimMem_FREE(shape.ptr);
+        return a;
+    }
     PyObject *a = new_array(fn, &shape, descr, order, align, hints, clear);
     descr = NULL;
     PyDimMem_FREE(shape.ptr);
@@ -638,11 +791,19 @@ static PyObject *copy_of(const char *fn, PyArrayObject *src, PyArray_Descr *desc
 static PyObject *shaped_like(const char *fn, PyObject *obj, PyArray_Descr *descr, int fill,
                              Py_ssize_t align, long hints, const char *kind)
 {
-    if (parse_kind(fn, kind) < 0) {
+    /* A GPU array's shape and dtype are its shadow's; its values need a host copy. */
+    int from_gpu = Py_IS_TYPE(obj, &GpuArray_Type);
+    int gpu = parse_kind(fn, kind ? kind : from_gpu ? "gpu" : "host");
+    PyObject *host = NULL;
+    if (gpu >= 0 && from_gpu)
+        host = fill ? PyObject_CallMethod(obj, "to_numpy", NULL) : Py_NewRef(sp_gpu_shadow(obj));
+    if (gpu < 0 || (from_gpu && !host)) {
         Py_XDECREF(descr);
         return NULL;
     }
-    PyArrayObject *src = (PyArrayObject *)PyArray_FromAny(obj, fill ? descr : NULL, 0, 0, 0, NULL);
+    PyArrayObject *src = (PyArrayObject *)PyArray_FromAny(host ? host : obj, fill ? descr : NULL,
+                                                          0, 0, 0, NULL);
+    Py_XDECREF(host);
     if (!src) {
         if (!fill) Py_XDECREF(descr);
         return NULL;
@@ -651,7 +812,13 @@ static PyObject *shaped_like(const char *fn, PyObject *obj, PyArray_Descr *descr
         descr = PyArray_DESCR(src);
         Py_INCREF(descr);
     }
-    PyObject *a = copy_of(fn, src, descr, fill, align, hints);
+    PyObject *a;
+    if (gpu) {
+        PyArray_Dims shape = { PyArray_DIMS(src), PyArray_NDIM(src) };
+        a = sp_gpu_array(fn, &shape, descr, align, hints, fill ? (PyObject *)src : NULL);
+    } else {
+        a = copy_of(fn, src, descr, fill, align, hints);
+    }
     Py_DECREF(src);
     return a;
 }
@@ -689,13 +856,19 @@ static PyObject *py_full(PyObject *self, PyObject *args, PyObject *kw)
                                      &shape, &fill, PyArray_DescrConverter2, &descr, parse_order,
                                      &order, &align, &hints, &kind))
         goto fail;
-    if (parse_kind("full", kind) < 0) goto fail;
+    int gpu = parse_kind("full", kind);
+    if (gpu < 0) goto fail;
     if (!descr) {
         PyArrayObject *v = (PyArrayObject *)PyArray_FromAny(fill, NULL, 0, 0, 0, NULL);
         if (!v) goto fail;
         descr = PyArray_DESCR(v);
         Py_INCREF(descr);
         Py_DECREF(v);
+    }
+    if (gpu) {
+        PyObject *a = sp_gpu_array("full", &shape, descr, align, hints, fill);
+        PyDimMem_FREE(shape.ptr);
+        return a;
     }
     PyObject *a = new_array("full", &shape, descr, order, align, hints, 0);
     PyDimMem_FREE(shape.ptr);
@@ -745,7 +918,7 @@ static PyObject *py_alloc(PyObject *self, PyObject *args, PyObject *kw)
     if (count < 0 || size < 0 || (size && (size_t)count > SIZE_MAX / (size_t)size))
         return sp_raise(PyExc_ValueError, "alloc", "count=%zd, size=%zd: use sizes >= 0 whose "
                         "product fits in size_t", count, size);
-    Block *b = block_new("alloc", (size_t)count * (size_t)size, align, hints, clear);
+    Block *b = block_new("alloc", (size_t)count * (size_t)size, align, hints, clear, 0);
     if (!b) return NULL;
     PyObject *mv = PyMemoryView_FromObject((PyObject *)b);
     Py_DECREF(b);
@@ -762,6 +935,10 @@ static PyObject *py_peer(PyObject *self, PyObject *args, PyObject *kw)
     long pe;
     if (!PyArg_ParseTupleAndKeywords(args, kw, "Ol:peer", kwlist, &obj, &pe)) return NULL;
     if (sp_ensure("peer") < 0) return NULL;
+    if (Py_IS_TYPE(obj, &GpuArray_Type)) {
+        if (sp_check_pe("peer", "pe", pe, symheap_py.npes) < 0) return NULL;
+        return sp_gpu_peer(obj, (int)pe);
+    }
     PyArrayObject *a = sp_array("peer", "a", obj, 0);
     if (!a || sp_check_pe("peer", "pe", pe, symheap_py.npes) < 0) return NULL;
     char *lo;
@@ -858,7 +1035,11 @@ static PyObject *py_initialized(PyObject *s, PyObject *n)
 }
 
 static PyMethodDef module_methods[] = {
-    { "init", py_init, METH_NOARGS, "Start symheap (done on first use anyway)." },
+    SP_KW("init", py_init, "init(*, uid=None, rank=None, nranks=None, initializer_method=None, device=None): "
+          "start symheap (done on first use anyway); with uid from get_uniqueid(), as rank of nranks."),
+    SP_KW("get_uniqueid", py_get_uniqueid, "get_uniqueid(empty=False) -> bytes: an ID for init(uid=...); "
+          "this process must live until every PE has finalized."),
+    SP_KW("get_unique_id", py_get_uniqueid, "get_unique_id(empty=False): the same as get_uniqueid (NVSHMEM4Py's name)."),
     { "finalize", py_finalize, METH_NOARGS, "Free every block left and stop symheap (collective)." },
     { "initialized", py_initialized, METH_NOARGS, "Whether symheap is started." },
     { "my_pe", py_my_pe, METH_NOARGS, "This PE's number." },
@@ -934,6 +1115,7 @@ PyMODINIT_FUNC PyInit_symheap(void)
     if (!symheap_py_error || PyModule_AddObjectRef(m, "Error", symheap_py_error) < 0 ||
         PyModule_AddObjectRef(m, "SymmetricArray", (PyObject *)&SymArray_Type) < 0 ||
         PyModule_AddObjectRef(m, "Block", (PyObject *)&Block_Type) < 0 ||
+        symheap_gpu_init(m) < 0 ||
         PyModule_AddIntConstant(m, "MALLOC_ATOMICS_REMOTE", SHMEM_MALLOC_ATOMICS_REMOTE) < 0 ||
         PyModule_AddIntConstant(m, "MALLOC_SIGNAL_REMOTE", SHMEM_MALLOC_SIGNAL_REMOTE) < 0 ||
         PyModule_AddStringConstant(m, "__version__", SYMHEAP_PY_VERSION) < 0 ||

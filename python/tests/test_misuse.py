@@ -80,3 +80,29 @@ def test_dtype_and_size():
     shm.barrier_all()
     for x in (a, f, small):
         x.free()
+
+
+def test_gpu_kind_without_gpu():
+    """Without a GPU on every PE, kind='gpu' raises (collectively, on every PE
+    alike) instead of giving host memory."""
+    try:
+        g = shm.zeros(4, kind="gpu")
+    except shm.Error as e:
+        assert str(e).startswith(f"[pe {me}] symheap.zeros: kind='gpu': there is no GPU symmetric heap"), e
+        assert "use kind='host'" in str(e)
+        with pytest.raises(shm.Error, match=PE + r"full: kind='gpu': there is no GPU"):
+            shm.full(3, 1.5, kind="gpu")
+        return
+    g.free()  # a GPU machine: test_gpu.py tests this kind
+    pytest.skip("every PE has a GPU here")
+
+
+def test_init_uid_when_started():
+    """Under symrun the module is started already: init(uid=...) with this PE's
+    rank is nothing to do, another rank or size raises."""
+    uid = b"symheap-uid1 127.0.0.1 9 " + b"0" * 32
+    shm.init(uid=uid, rank=me, nranks=npes)
+    with pytest.raises(shm.Error, match=PE + rf"init: already started as PE {me} of {npes}, not rank {me} of {npes + 1}"):
+        shm.init(uid=uid, rank=me, nranks=npes + 1)
+    with pytest.raises(ValueError, match=r"rank=5, nranks=2: need 0 <= rank < nranks"):
+        shm.init(uid=uid, rank=5, nranks=2)
