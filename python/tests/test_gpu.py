@@ -96,8 +96,10 @@ def test_dlpack_capsule():
     assert [t.shape[0], t.shape[1]] == [3, 5] and [t.strides[0], t.strides[1]] == [5, 1]
     assert t.byte_offset == 0
     f = shm.zeros(2, np.complex64, kind="gpu")
-    ft = DLManagedTensor.from_address(_get(f.__dlpack__(None), b"dltensor")).dl_tensor
+    fcap = f.__dlpack__(None)  # held: dropping it frees the tensor ft points into
+    ft = DLManagedTensor.from_address(_get(fcap, b"dltensor")).dl_tensor
     assert (ft.dtype.code, ft.dtype.bits) == (5, 64)
+    del ft, fcap
     with pytest.raises(BufferError, match=r"dl_device=\(1, 0\)"):
         a.__dlpack__(dl_device=(1, 0))
     # an unconsumed capsule holds the block until it goes
