@@ -136,7 +136,8 @@ load1=$(cut -d' ' -f1 /proc/loadavg)
     echo
     # the OSU-shaped rows against OSHMEM, launch by launch
     awk '$3 ~ /^osu/ || ($3 == "halo" && $5 == "iter") { key = $3 " " $5; v[$1, key, $4, $2] = $6; R[key] = 1; P[$4] = 1; K[$2] = 1 }
-    END { for (key in R) for (p in P) { m = 0; w = 0; s = ""; for (k in K) if (("symheap", key, p, k) in v && ("oshmem", key, p, k) in v) { r = v["symheap", key, p, k] / v["oshmem", key, p, k]; m++; s = s " " sprintf("%.2f", r); if (r > w) w = r }
+    END { nk = 0; for (k in K) if (k + 0 > nk) nk = k + 0
+          for (key in R) for (p in P) { m = 0; w = 0; s = ""; for (k = 1; k <= nk; k++) if (("symheap", key, p, k) in v && ("oshmem", key, p, k) in v) { r = v["symheap", key, p, k] / v["oshmem", key, p, k]; m++; s = s " " sprintf("%.2f", r); if (r > w) w = r }
           if (m) printf "%s, %d PEs: symheap/OSHMEM per launch:%s (worst %.2f)\n", key, p, s, w } }' "$out" | sort
     awk '$3 == "halo" && $5 == "mflops" { s[$1 " " $4] = s[$1 " " $4] " " $6 }
     END { for (k in s) { split(k, f, " "); printf "halo MFlop/s, %d PEs, %s per launch:%s\n", f[2], f[1], s[k] } }' "$out" | sort
