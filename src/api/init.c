@@ -17,6 +17,7 @@
 #include <shmemx.h>
 
 #include <errno.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -76,6 +77,42 @@ static void step_env(void)
     shmi_wait_set_spin_time(shmi_g.env.WAIT_SPIN_US * 1e-6);
 }
 
+/* Waits stop spinning (unless SHMEM_WAIT_SPIN / _US say otherwise): a
+ * spinning PE would only delay the PE it waits for. */
+static void oversubscribed(void)
+{
+    if (!getenv("SHMEM_WAIT_SPIN")) shmi_wait_set_spin(0);
+    if (!getenv("SHMEM_WAIT_SPIN_US")) shmi_wait_set_spin_time(0);
+}
+
+/* The one CPU we may run on, or -1. */
+static int bound_cpu(void)
+{
+    cpu_set_t mask;
+    if (sched_getaffinity(0, sizeof mask, &mask) != 0 || CPU_COUNT(&mask) != 1) return -1;
+    for (int c = 0; c < CPU_SETSIZE; c++)
+        if (CPU_ISSET(c, &mask)) return c;
+    return -1;
+}
+
+/* After init's barrier, every control block holds its PE's bound CPU: two
+ * PEs of this node bound to the same one (a launcher's binding gone wrong,
+ * or a user's taskset) share it, and then spinning costs a scheduler tick
+ * per wait. */
+static void check_shared_cpu(void)
+{
+    int mine = shmi_g.ctl->cpu;
+    if (mine < 0) return;
+    for (int i = 0; i < shmi_g.boot.local_size; i++) {
+        int pe = shmi_g.boot.local_pes[i];
+        if (pe != shmi_g.me && shmi_ctl_of(pe)->cpu == mine) {
+            shmi_log_debug("PE %d is bound to CPU %d as we are: waits yield at once", pe, mine);
+            oversubscribed();
+            return;
+        }
+    }
+}
+
 static void step_boot(void)
 {
     char err[512];
@@ -89,11 +126,18 @@ static void step_boot(void)
      * 26 us per barrier, yielding at once 9 us; with 2 PEs spinning wins. */
     /* This node's PEs against this node's CPUs (issue 16): the PEs of other
      * nodes do not compete for ours, so 2 nodes x 2 PEs on 2-CPU nodes spin. */
+    /* The CPUs we may run on: a cpuset or `taskset -c 0 symrun -n 2` leaves
+     * fewer than are online.  A PE bound to one CPU (symrun or mpirun binding
+     * each PE) counts the node's: whether two PEs share that one CPU is seen
+     * once every control block is up (check_shared_cpu). */
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    cpu_set_t mask;
+    if (sched_getaffinity(0, sizeof mask, &mask) == 0 && CPU_COUNT(&mask) > 1 &&
+        CPU_COUNT(&mask) < cpus)
+        cpus = CPU_COUNT(&mask);
     int here = shmi_g.boot.local_size > 0 ? shmi_g.boot.local_size : shmi_g.npes;
     int over = cpus > 0 && here > cpus;
-    if (!getenv("SHMEM_WAIT_SPIN") && over) shmi_wait_set_spin(0);
-    if (!getenv("SHMEM_WAIT_SPIN_US") && over) shmi_wait_set_spin_time(0);
+    if (over) oversubscribed();
     shmi_log_debug("%d PE(s) on this node (%s) of %d, %ld CPU(s) online: %s", here,
                    shmi_g.boot.hostname[0] ? shmi_g.boot.hostname : "?", shmi_g.npes, cpus,
                    !over ? "waits spin first" : getenv("SHMEM_WAIT_SPIN")
@@ -158,6 +202,7 @@ static void step_alloc(void)
     shmi_g.host.base = shmi_g.heap.base;
     shmi_g.host.size = shmi_g.heap.size - SHMI_CTL_SIZE;
     shmi_g.ctl = (struct shmi_ctl *)(shmi_g.heap.base + shmi_g.host.size);
+    shmi_g.ctl->cpu = bound_cpu(); /* read by the local PEs after init's barrier */
     shmi_g.host.kind = &shmi_host_kind;
     if (shmi_alloc_create(&shmi_g.host.alloc, shmi_g.host.size) != SHMI_OK)
         init_fail("cannot create the allocator", "out of private memory");
@@ -286,6 +331,7 @@ int shmem_init_thread(int requested, int *provided)
                           v ? "" : " (default)");
         }
     shmi_barrier();
+    check_shared_cpu();
     if (shmi_g.env.SELFTEST) shmem_free(shmem_malloc(64)); /* runs the block self-test */
     if (provided) *provided = requested;
     return 0;

@@ -130,6 +130,7 @@ struct shmi_ctl {
         uint32_t claimed;                /* PE 0's: a watchdog report is printed */
         int32_t pid;                     /* the PE's process (its state: stopped?) */
     } blocked;
+    int32_t cpu;                         /* the one CPU this PE may run on, or -1 (init.c) */
     struct shmi_tsync team[SHMI_TEAM_MAX]; /* by team slot; 0 world, 1 shared */
 };
 #define SHMI_CTL_SIZE ((size_t)256 << 10) /* reserved at the heap's end */

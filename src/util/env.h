@@ -48,7 +48,8 @@
       "before it yields and sleeps. Longer than a scheduler tick (4 ms at "     \
       "HZ=250), so that a PE sharing its CPU with another process keeps its "   \
       "turn instead of handing the rest of the tick to that process. When "     \
-      "unset and this node's PEs outnumber its CPUs, 0.")                        \
+      "unset and this node's PEs outnumber the CPUs they may use (or two PEs "  \
+      "are bound to one CPU), 0.")                                               \
     X(GLOBALS, bool, "1", "", "",    "",                                          \
       "Make the program's global and static variables symmetric (remote "       \
       "access to them) by moving the executable's data and bss onto shared "    \
