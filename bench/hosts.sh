@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # hosts.sh: symheap against Open MPI's OSHMEM across two "hosts" (issue 9), in one table.
 #
-#   bench/hosts.sh [--quick] [--md FILE] [build-dir]
+#   bench/hosts.sh [--quick] [--md FILE] [--pes "K..."] [--only NAMES] [build-dir]
 #
 # The hosts are network namespaces joined by a veth pair (scripts/hosts.sh; root only);
 # PEs on different hosts talk through UCX over TCP.  Both libraries are started the same
@@ -16,6 +16,8 @@
 # its results, which are kept).
 # Per round: 1 PE per host (put/get/fadd 8 B, one-way ping-pong, barrier, broadcast,
 # put/get bandwidth) and 2 PEs per host (barrier, broadcast), the libraries taking turns.
+# --pes "2 4" --only reduce,fcollect instead runs those benchmarks (bench.c's names)
+# with K PEs per host for each K (the node-aware collectives, issue 16).
 # Each launch prints per-metric medians over its trials; the table shows the median over
 # 3 rounds (--quick: 1 round of short trials).  sym/OSH is a time ratio: below 1 symheap
 # is faster (bandwidth is inverted to match).  --md FILE also writes the table to FILE.
@@ -26,13 +28,15 @@ set -u -o pipefail
 
 rounds=3
 bargs=(--trials 9)
-build="" md=""
+build="" md="" pes="" only=""
 while [ $# -gt 0 ]; do
     a=$1
     shift
     case "$a" in
     --quick) rounds=1 bargs=(--quick) ;;
     --md) md=${1:?--md needs a file}; shift ;;
+    --pes) pes=${1:?--pes needs PEs per host, e.g. \"2 4\"}; shift ;;
+    --only) only=${1:?--only needs benchmark names}; shift ;;
     -h | --help) sed -n '3,5s/^# \{0,1\}//p' "$0"; exit 0 ;;
     -*) echo "hosts.sh: unknown option '$a'" >&2; exit 2 ;;
     *) build=$a ;;
@@ -97,6 +101,10 @@ for ((r = 1; r <= rounds; r++)); do
     note "round $r of $rounds"
     for tag in symheap oshmem; do
         [ "$tag" = oshmem ] && [ -z "$osh" ] && continue
+        if [ -n "$pes$only" ]; then
+            for k in ${pes:-1 2}; do launch "$tag" "$k" "${only:-barrier,bcast}"; done
+            continue
+        fi
         launch "$tag" 1 put,get,fadd,pingpong,barrier,bcast
         launch "$tag" 2 barrier,bcast
     done

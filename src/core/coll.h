@@ -149,6 +149,11 @@ int shmi_bcast_push(const char *fn, struct shmem_team_s *t, void *dest, const vo
 #define SHMI_FCOLLECT_HIER_MIN SHMI_STAGE_BYTES
 int shmi_fcollect_hier(const char *fn, struct shmem_team_s *t, void *dest, const void *source,
                        size_t n, size_t elem);
+/* Two-level reduction across nodes: reduced on each node into its leader's
+ * dest, between leaders, then copied on the node (reduce.c); up to the stage,
+ * shmi_reduce_nodes. */
+int shmi_reduce_hier(const char *fn, struct shmem_team_s *t, void *dest, const void *source,
+                     size_t nelems, size_t elem, shmi_combine_fn f, uint64_t code);
 int shmi_bcast_tp(const char *fn, struct shmem_team_s *t, void *dest, const void *source,
                   size_t n, size_t elem, int root);
 int shmi_bcast_tp_nodes(const char *fn, struct shmem_team_s *t, void *dest, const void *source,

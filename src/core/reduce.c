@@ -180,6 +180,19 @@ reduce_small(const char *fn, const struct shmem_team_s *t, void *dest, size_t n,
     memcpy(dest, acc, n);
 }
 
+/* dest and source: symmetric, n bytes each, the same or disjoint. */
+static void reduce_check(const char *fn, void *dest, const void *source, size_t n)
+{
+    shmi_sym(fn, "dest", dest, n, shmi_g.me);
+    shmi_sym(fn, "source", source, n, shmi_g.me);
+    shmi_check_span(fn, "dest", dest, n, NULL);
+    shmi_check_span(fn, "source", source, n, NULL);
+    uintptr_t d = (uintptr_t)dest, s = (uintptr_t)source;
+    if (shmi_checks != SHMI_CHECKS_OFF && d != s && d < s + n && s < d + n)
+        shmi_fatal("%s: dest=%p and source=%p overlap by part of their %zu bytes: pass the "
+                   "same buffer (in place) or disjoint ones", fn, dest, source, n);
+}
+
 /* A reduction or scan after the entry point's checks: the rows' entries
  * below differ in the small combine, the block function and whether puts
  * must be flushed before the closing barrier. */
@@ -190,16 +203,7 @@ reduce_with(const char *fn, struct shmem_team_s *t, void *dest, const void *sour
             size_t elem, combine_fn f, uint64_t code, small_fn combine, block_fn block, int flush)
 {
     size_t n = shmi_nbytes(fn, nelems, elem);
-    if (n) {
-        shmi_sym(fn, "dest", dest, n, shmi_g.me);
-        shmi_sym(fn, "source", source, n, shmi_g.me);
-        shmi_check_span(fn, "dest", dest, n, NULL);
-        shmi_check_span(fn, "source", source, n, NULL);
-        uintptr_t d = (uintptr_t)dest, s = (uintptr_t)source;
-        if (shmi_checks != SHMI_CHECKS_OFF && d != s && d < s + n && s < d + n)
-            shmi_fatal("%s: dest=%p and source=%p overlap by part of their %zu bytes: pass the "
-                       "same buffer (in place) or disjoint ones", fn, dest, source, n);
-    }
+    if (n) reduce_check(fn, dest, source, n);
     int op = (int)(code & 0xff);
     int small = n <= SHMI_STAGE_BYTES;
     if (small && n) memcpy(shmi_team_stage_next(t), source, n);
@@ -239,6 +243,80 @@ int shmi_reduce_nodes(const char *fn, struct shmem_team_s *t, void *dest, const 
 {
     return reduce_with(fn, t, dest, source, nelems, elem, f, code, small_nodes,
                        reduce_block_net, 1);
+}
+
+/* Part k of n elements cut into `parts` parts (sizes differ by at most one):
+ * [*lo, *hi). */
+static void part_of(size_t n, int parts, int k, size_t *lo, size_t *hi)
+{
+    size_t q = n / (size_t)parts, r = n % (size_t)parts, kk = (size_t)k;
+    *lo = kk * q + (kk < r ? kk : r);
+    *hi = *lo + q + (kk < r);
+}
+
+/* Two-level reduction (issue 16): teams spanning nodes with several members
+ * on a node, above the stage (smaller ones: shmi_reduce_nodes).  After the
+ * checked barrier:
+ *   1. on each node the members split the elements into one part per member;
+ *      the node's member k combines part k of its node's members' sources
+ *      (through the mappings, rank order) into part k of the node leader's
+ *      dest; barrier;
+ *   2. the leaders split the elements into one part per leader; leader j
+ *      combines part j of every leader's dest (the nodes' partial results, in
+ *      node order, read through the transport) and writes the result into
+ *      part j of every leader's dest; quiet; barrier;
+ *   3. the other members copy their leader's dest through the mapping; a
+ *      closing barrier keeps it until all have.
+ * In place is safe as in the flat form: part k of the leader's dest (and of
+ * every source) is touched only by one member in step 1, part j of each
+ * leader's dest only by leader j in step 2, each block read before written;
+ * a member's own source is consumed before the first barrier and its dest
+ * written after the second.  The network carries each element about twice
+ * per node (read and written once by a leader), instead of twice per member,
+ * in messages of SHMI_RED_BLOCK bytes from one PE per node.  Every element
+ * is still combined once, so results are the same on every member (the
+ * order is node by node, not rank order: a floating-point sum may differ
+ * from the flat form's in its last bits). */
+int shmi_reduce_hier(const char *fn, struct shmem_team_s *t, void *dest, const void *source,
+                     size_t nelems, size_t elem, combine_fn f, uint64_t code)
+{
+    size_t n = shmi_nbytes(fn, nelems, elem);
+    if (n <= SHMI_STAGE_BYTES) return shmi_reduce_nodes(fn, t, dest, source, nelems, elem, f, code);
+    reduce_check(fn, dest, source, n);
+    shmi_team_enter(t, fn, SHMI_OP_REDUCE, nelems, code, shmi_sym_key(dest), NULL, 0);
+    struct shmi_hier *h = shmi_team_hier(t);
+    _Alignas(64) char acc[SHMI_RED_BLOCK], in[SHMI_RED_BLOCK];
+    size_t per = SHMI_RED_BLOCK / elem, lo, hi;
+    int k = 0;
+    while (h->local[k] != t->rank) k++;
+    char *lead_dest = at(t, dest, 0, h->leader);
+    part_of(nelems, h->nlocal, k, &lo, &hi);
+    for (size_t b = lo; b < hi; b += per) {
+        size_t cnt = hi - b < per ? hi - b : per, off = b * elem, nb = cnt * elem;
+        memcpy(acc, at(t, source, off, h->local[0]), nb);
+        for (int i = 1; i < h->nlocal; i++) f(acc, at(t, source, off, h->local[i]), cnt);
+        memcpy(lead_dest + off, acc, nb);
+    }
+    shmi_team_barrier(t);
+    if (t->rank == h->leader) {
+        part_of(nelems, h->nlead, h->lead_idx, &lo, &hi);
+        for (size_t b = lo; b < hi; b += per) {
+            size_t cnt = hi - b < per ? hi - b : per, off = b * elem, nb = cnt * elem;
+            shmi_peer_read(fn, acc, (char *)dest + off, nb, shmi_team_pe(t, h->lead[0]));
+            for (int j = 1; j < h->nlead; j++) {
+                shmi_peer_read(fn, in, (char *)dest + off, nb, shmi_team_pe(t, h->lead[j]));
+                f(acc, in, cnt);
+            }
+            for (int j = 0; j < h->nlead; j++)
+                shmi_peer_write(fn, (char *)dest + off, acc, nb, shmi_team_pe(t, h->lead[j]),
+                                SHMI_TP_BLOCKING);
+        }
+        shmi_quiet();
+    }
+    shmi_team_barrier(t);
+    if (t->rank != h->leader) memcpy(dest, lead_dest, n);
+    shmi_team_barrier(t);
+    return 0;
 }
 
 int shmi_scan_nodes(const char *fn, struct shmem_team_s *t, void *dest, const void *source,
