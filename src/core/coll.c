@@ -475,6 +475,65 @@ int shmi_collect_nodes(const char *fn, struct shmem_team_s *t, void *dest, const
     return 0;
 }
 
+/* Two-level collect (teams spanning nodes with several members on a node,
+ * some block above the stage; else the flat form): shmi_fcollect_hier's
+ * three steps, each member's block at the sum of the counts below it. */
+int shmi_collect_hier(const char *fn, struct shmem_team_s *t, void *dest, const void *source,
+                      size_t n, size_t elem)
+{
+    uint64_t seq = collect_enter(fn, t, dest, source, n, elem);
+    uint64_t *cnt = malloc((size_t)t->size * sizeof *cnt);
+    size_t *off = malloc(((size_t)t->size + 1) * sizeof *off);
+    if (!cnt || !off) shmi_fatal("%s: out of memory for the counts of %d PEs", fn, t->size);
+    int small = 1;
+    off[0] = 0;
+    for (int i = 0; i < t->size; i++) {
+        shmi_team_pub_read(t, i, seq, &cnt[i], 1, fn);
+        small &= cnt[i] <= SHMI_STAGE_BYTES;
+        if (cnt[i] > SIZE_MAX - off[i])
+            shmi_fatal("%s: the blocks of all members add up to more than size_t holds", fn);
+        off[i + 1] = off[i] + cnt[i];
+    }
+    if (small) {
+        collect_place(fn, t, dest, source, n, seq, cnt, pull_nodes);
+    } else {
+        size_t total = off[t->size];
+        char *d = shmi_sym(fn, "dest", dest, total, shmi_g.me);
+        no_overlap(fn, dest, total, source, n);
+        struct shmi_hier *h = shmi_team_hier(t);
+        for (int k = 0; k < h->nlocal; k++) {
+            int i = h->local[k];
+            if (cnt[i]) memcpy(d + off[i], at(t, source, i), cnt[i]);
+        }
+        int leader = t->rank == h->leader;
+        if (leader) {
+            int lo = h->local[0], hi = h->local[h->nlocal - 1], run = hi - lo + 1 == h->nlocal;
+            for (int k = 0; k < h->nlead; k++) {
+                if (h->lead[k] == h->leader) continue;
+                int pe = shmi_team_pe(t, h->lead[k]);
+                for (int j = 0; j < (run ? 1 : h->nlocal); j++) {
+                    int a = run ? lo : h->local[j], b = run ? hi : h->local[j];
+                    if (off[b + 1] > off[a])
+                        shmi_peer_write(fn, (char *)dest + off[a], d + off[a], off[b + 1] - off[a],
+                                        pe, SHMI_TP_NBI);
+                }
+            }
+            shmi_quiet();
+        }
+        shmi_team_barrier(t);
+        if (!leader) {
+            const char *ld = at(t, dest, h->leader);
+            for (int i = 0; i < t->size; i++)
+                if (cnt[i] && shmi_node(shmi_team_pe(t, i)) != h->node)
+                    memcpy(d + off[i], ld + off[i], cnt[i]);
+        }
+        shmi_team_barrier(t);
+    }
+    free(off);
+    free(cnt);
+    return 0;
+}
+
 int shmi_coll_collect(const char *fn, shmem_team_t team, void *dest, const void *source,
                    size_t nelems, size_t elem)
 {

@@ -149,6 +149,10 @@ int shmi_bcast_push(const char *fn, struct shmem_team_s *t, void *dest, const vo
 #define SHMI_FCOLLECT_HIER_MIN SHMI_STAGE_BYTES
 int shmi_fcollect_hier(const char *fn, struct shmem_team_s *t, void *dest, const void *source,
                        size_t n, size_t elem);
+/* Two-level collect across nodes (coll.c): as shmi_fcollect_hier, blocks of
+ * any size; when every block fits the stage, the flat staged form. */
+int shmi_collect_hier(const char *fn, struct shmem_team_s *t, void *dest, const void *source,
+                      size_t n, size_t elem);
 /* Two-level reduction across nodes: reduced on each node into its leader's
  * dest, between leaders, then copied on the node (reduce.c); up to the stage,
  * shmi_reduce_nodes. */

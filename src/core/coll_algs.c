@@ -65,11 +65,11 @@ static const struct shmi_coll_algs node_local_push = {
     SHMI_DEV_ROW(local, shmi_bcast_push), .dev = &dev_local, .push = 1,
 };
 /* Teams spanning nodes: the two-level barrier and broadcast, the fcollect
- * gathered on each node with one transfer per node pair (coll.c), and the
- * reduction combined on each node first (reduce.c). */
+ * and collect gathered on each node with one transfer per node pair
+ * (coll.c), and the reduction combined on each node first (reduce.c). */
 static const struct shmi_coll_algs two_level = {
     .name = "two-level across nodes", .barrier = shmi_bar_two_level,
-    .broadcast = shmi_bcast_nodes, .collect = shmi_collect_nodes,
+    .broadcast = shmi_bcast_nodes, .collect = shmi_collect_hier,
     .fcollect = shmi_fcollect_hier, .alltoall = shmi_alltoall_nodes,
     .alltoalls = shmi_alltoalls_nodes, .reduce = shmi_reduce_hier, .scan = shmi_scan_nodes,
     .dev = &dev_nodes,
