@@ -338,9 +338,9 @@ int shmi_fcollect_nodes(const char *fn, struct shmem_team_s *t, void *dest, cons
     return fcollect_pull(fn, t, dest, source, n, elem, pull_nodes);
 }
 
-/* Two-level fcollect (teams spanning nodes with several members on a node,
- * blocks above the stage; smaller ones are the flat staged pull, one
- * barrier).  After the entering barrier:
+/* Two-level gather (teams spanning nodes with several members on a node):
+ * member i's block (its source, off[i + 1] - off[i] bytes) goes to offset
+ * off[i] of every member's dest (d: ours).  After the entering barrier:
  *   1. every member copies its node's members' blocks through the mappings;
  *   2. each node's leader puts its node's blocks, now in its dest, into
  *      every other leader's dest: one put per node pair when the node's
@@ -351,27 +351,25 @@ int shmi_fcollect_nodes(const char *fn, struct shmem_team_s *t, void *dest, cons
  *      all have copied.
  * The network carries each block once per node pair instead of once per
  * member pair (flat: every member gets every other node's blocks). */
-int shmi_fcollect_hier(const char *fn, struct shmem_team_s *t, void *dest, const void *source,
-                       size_t n, size_t elem)
+static void gather_hier(const char *fn, struct shmem_team_s *t, void *dest, char *d,
+                        const void *source, const size_t *off)
 {
-    if (n <= SHMI_FCOLLECT_HIER_MIN) return shmi_fcollect_nodes(fn, t, dest, source, n, elem);
-    char *d;
-    fcollect_enter(fn, t, dest, source, n, elem, &d);
     struct shmi_hier *h = shmi_team_hier(t);
     for (int k = 0; k < h->nlocal; k++) {
-        size_t o = (size_t)h->local[k] * n;
-        memcpy(d + o, at(t, source, h->local[k]), n);
+        int i = h->local[k];
+        if (off[i + 1] > off[i]) memcpy(d + off[i], at(t, source, i), off[i + 1] - off[i]);
     }
     int leader = t->rank == h->leader;
     if (leader) {
-        int lo = h->local[0], run = h->local[h->nlocal - 1] - lo + 1 == h->nlocal;
+        int lo = h->local[0], hi = h->local[h->nlocal - 1], run = hi - lo + 1 == h->nlocal;
         for (int k = 0; k < h->nlead; k++) {
-            int pe = shmi_team_pe(t, h->lead[k]);
             if (h->lead[k] == h->leader) continue;
+            int pe = shmi_team_pe(t, h->lead[k]);
             for (int j = 0; j < (run ? 1 : h->nlocal); j++) {
-                size_t o = (size_t)(run ? lo : h->local[j]) * n;
-                shmi_peer_write(fn, (char *)dest + o, d + o, run ? (size_t)h->nlocal * n : n, pe,
-                                SHMI_TP_NBI);
+                int a = run ? lo : h->local[j], b = run ? hi : h->local[j];
+                if (off[b + 1] > off[a])
+                    shmi_peer_write(fn, (char *)dest + off[a], d + off[a], off[b + 1] - off[a],
+                                    pe, SHMI_TP_NBI);
             }
         }
         shmi_quiet();
@@ -380,10 +378,25 @@ int shmi_fcollect_hier(const char *fn, struct shmem_team_s *t, void *dest, const
     if (!leader) {
         const char *ld = at(t, dest, h->leader);
         for (int i = 0; i < t->size; i++)
-            if (shmi_node(shmi_team_pe(t, i)) != h->node)
-                memcpy(d + (size_t)i * n, ld + (size_t)i * n, n);
+            if (off[i + 1] > off[i] && shmi_node(shmi_team_pe(t, i)) != h->node)
+                memcpy(d + off[i], ld + off[i], off[i + 1] - off[i]);
     }
     shmi_team_barrier(t);
+}
+
+/* Two-level fcollect: blocks above the stage (smaller ones: the flat staged
+ * pull, one barrier) through gather_hier. */
+int shmi_fcollect_hier(const char *fn, struct shmem_team_s *t, void *dest, const void *source,
+                       size_t n, size_t elem)
+{
+    if (n <= SHMI_FCOLLECT_HIER_MIN) return shmi_fcollect_nodes(fn, t, dest, source, n, elem);
+    char *d;
+    fcollect_enter(fn, t, dest, source, n, elem, &d);
+    size_t *off = malloc(((size_t)t->size + 1) * sizeof *off);
+    if (!off) shmi_fatal("%s: out of memory for the offsets of %d PEs", fn, t->size);
+    for (int i = 0; i <= t->size; i++) off[i] = (size_t)i * n;
+    gather_hier(fn, t, dest, d, source, off);
+    free(off);
     return 0;
 }
 
@@ -476,8 +489,8 @@ int shmi_collect_nodes(const char *fn, struct shmem_team_s *t, void *dest, const
 }
 
 /* Two-level collect (teams spanning nodes with several members on a node,
- * some block above the stage; else the flat form): shmi_fcollect_hier's
- * three steps, each member's block at the sum of the counts below it. */
+ * some block above the stage; else the flat form): gather_hier, each
+ * member's block at the sum of the counts below it. */
 int shmi_collect_hier(const char *fn, struct shmem_team_s *t, void *dest, const void *source,
                       size_t n, size_t elem)
 {
@@ -500,34 +513,7 @@ int shmi_collect_hier(const char *fn, struct shmem_team_s *t, void *dest, const 
         size_t total = off[t->size];
         char *d = shmi_sym(fn, "dest", dest, total, shmi_g.me);
         no_overlap(fn, dest, total, source, n);
-        struct shmi_hier *h = shmi_team_hier(t);
-        for (int k = 0; k < h->nlocal; k++) {
-            int i = h->local[k];
-            if (cnt[i]) memcpy(d + off[i], at(t, source, i), cnt[i]);
-        }
-        int leader = t->rank == h->leader;
-        if (leader) {
-            int lo = h->local[0], hi = h->local[h->nlocal - 1], run = hi - lo + 1 == h->nlocal;
-            for (int k = 0; k < h->nlead; k++) {
-                if (h->lead[k] == h->leader) continue;
-                int pe = shmi_team_pe(t, h->lead[k]);
-                for (int j = 0; j < (run ? 1 : h->nlocal); j++) {
-                    int a = run ? lo : h->local[j], b = run ? hi : h->local[j];
-                    if (off[b + 1] > off[a])
-                        shmi_peer_write(fn, (char *)dest + off[a], d + off[a], off[b + 1] - off[a],
-                                        pe, SHMI_TP_NBI);
-                }
-            }
-            shmi_quiet();
-        }
-        shmi_team_barrier(t);
-        if (!leader) {
-            const char *ld = at(t, dest, h->leader);
-            for (int i = 0; i < t->size; i++)
-                if (cnt[i] && shmi_node(shmi_team_pe(t, i)) != h->node)
-                    memcpy(d + off[i], ld + off[i], cnt[i]);
-        }
-        shmi_team_barrier(t);
+        gather_hier(fn, t, dest, d, source, off);
     }
     free(off);
     free(cnt);
