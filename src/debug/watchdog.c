@@ -199,16 +199,35 @@ void shmi_watchdog_init(void)
     shmi_watchdog_signal_init();
 }
 
-/* ---- Dump on request (symrun forwards SIGQUIT as SIGUSR2 to PE 0) --------
- * The handler prints straight away: the PE asked may itself be stuck in a
- * wait.  It only reads the control blocks and formats into a stack buffer;
- * stdio and locks are not touched (shmi_log_* is one snprintf + write). */
+/* ---- Dump on request (SIGUSR2) -----------------------------------------------
+ * symrun turns SIGQUIT into SIGUSR2 to PE 0; mpirun passes SIGUSR2 on to
+ * every PE (as `scancel --signal=USR2` does under Slurm).  The first PE of
+ * each node answers for its node's PEs, so one signal gives one dump of the
+ * whole job, node by node, whichever launcher spread it.  The handler prints
+ * straight away (the PE asked may itself be stuck in a wait), reading only
+ * the control blocks it maps and formatting into a stack buffer; stdio,
+ * locks and the network are not touched (shmi_log_* is one snprintf +
+ * write). */
 static void on_dump(int sig)
 {
     (void)sig;
     int e = errno;
-    shmi_log_error("dump (SIGQUIT to symrun): what every PE is doing:");
-    for (int pe = 0; pe < shmi_g.npes; pe++) describe_pe(pe, 0);
+    const shmi_boot_t *b = &shmi_g.boot;
+    int first = shmi_g.me;
+    for (int i = 0; i < b->local_size; i++)
+        if (b->local_pes[i] < first) first = b->local_pes[i];
+    if (first == shmi_g.me) {
+        if (shmi_g.tp.nremote == 0) {
+            shmi_log_error("dump (SIGQUIT to symrun): what every PE is doing:");
+            for (int pe = 0; pe < shmi_g.npes; pe++) describe_pe(pe, 0);
+        } else {
+            shmi_log_error("dump (SIGUSR2): what the %d PE(s) on host %s are doing (the first "
+                           "PE of each host prints its own):", b->local_size,
+                           b->hostname[0] ? b->hostname : "?");
+            for (int pe = 0; pe < shmi_g.npes; pe++)
+                if (shmi_tp_mapped(&shmi_g.tp, pe)) describe_pe(pe, 0);
+        }
+    }
     errno = e;
 }
 

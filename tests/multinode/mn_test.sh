@@ -25,6 +25,8 @@
 #         self-test's summary (all passed)
 #   mismatch  one PE allocates another size (a non-leader, then the second
 #         host's leader): the job ends non-zero with both calls named
+#   dump      SIGUSR2 to mpirun while the PEs hang: each host's first PE
+#             prints its host's PEs (the whole job, once)
 #   watchdog  a PE of host B never joins a barrier: one watchdog report for
 #         the job names every PE's state on both hosts, then the job ends (124)
 #   netdown  the link between the hosts taken down mid-job (PEs putting,
@@ -244,6 +246,26 @@ case_watchdog() {
     expect_lines 1 "watchdog:   PE $last: not waiting in symheap"
     expect_lines 0 "on another node \(a dump there"
     [ "$MS" -lt 30000 ] || fail "the job took $MS ms to end after the watchdog"
+    no_procs
+}
+
+# The dump across hosts: SIGUSR2 to mpirun (which passes it to every PE)
+# while the PEs hang as in the watchdog case: the first PE of each host
+# prints its host's PEs, so every PE is described once, by its own host;
+# then SIGTERM to mpirun ends the job.
+case_dump() {
+    local pe last=$((2 * K - 1))
+    ENVS=(SHMEM_WATCHDOG=0)
+    (sleep 2; pkill -USR2 -f "^[^ ]*mpirun .*$MARK"; sleep 2; pkill -TERM -f "^[^ ]*mpirun .*$MARK") &
+    mpi nz "$PROG" hang "$MARK"
+    wait
+    ENVS=()
+    expect_lines 2 "dump \(SIGUSR2\): what the $K PE\(s\) on host [^ ]+ are doing"
+    for pe in $(seq 0 $((last - 1))); do
+        expect_lines 1 "watchdog:   PE $pe: in a (team )?barrier \([^)]*\) \(#[0-9]+\) for [0-9]+ s"
+    done
+    expect_lines 1 "watchdog:   PE $last: not waiting in symheap"
+    expect_lines 0 "on another node \(a dump there"
     no_procs
 }
 
