@@ -230,21 +230,27 @@ case_mismatch() {
     done
 }
 
+# The table of the 'hang' mode (every PE but the last in a barrier), once:
+# SINCE is how a barrier line ends (local PEs: "for N s").
+expect_hang_table() {
+    local pe last=$((2 * K - 1))
+    for pe in $(seq 0 $((last - 1))); do
+        expect_lines 1 "watchdog:   PE $pe: in a (team )?barrier \([^)]*\) \(#[0-9]+\) $1"
+    done
+    expect_lines 1 "watchdog:   PE $last: not waiting in symheap"
+    expect_lines 0 "on another node \(a dump there"
+}
+
 # The watchdog across hosts: every PE but the last waits in a barrier, the
 # last (on host B) never joins; after SHMEM_WATCHDOG=2 s one report for the
 # whole job names every PE, those of the other host included, and
 # SHMEM_WATCHDOG_ABORT ends the job with status 124.
 case_watchdog() {
-    local pe last=$((2 * K - 1))
     ENVS=(SHMEM_WATCHDOG=2 SHMEM_WATCHDOG_ABORT=1)
     mpi nz "$PROG" hang "$MARK"
     ENVS=()
     expect_lines 1 "watchdog: this PE has waited [0-9]+ s in a (team )?barrier"
-    for pe in $(seq 0 $((last - 1))); do
-        expect_lines 1 "watchdog:   PE $pe: in a (team )?barrier \([^)]*\) \(#[0-9]+\) (for [0-9]+ s|\(on another node\))"
-    done
-    expect_lines 1 "watchdog:   PE $last: not waiting in symheap"
-    expect_lines 0 "on another node \(a dump there"
+    expect_hang_table "(for [0-9]+ s|\(on another node\))"
     [ "$MS" -lt 30000 ] || fail "the job took $MS ms to end after the watchdog"
     no_procs
 }
@@ -254,18 +260,13 @@ case_watchdog() {
 # prints its host's PEs, so every PE is described once, by its own host;
 # then SIGTERM to mpirun ends the job.
 case_dump() {
-    local pe last=$((2 * K - 1))
     ENVS=(SHMEM_WATCHDOG=0)
     (sleep 2; pkill -USR2 -f "^[^ ]*mpirun .*$MARK"; sleep 2; pkill -TERM -f "^[^ ]*mpirun .*$MARK") &
     mpi nz "$PROG" hang "$MARK"
     wait
     ENVS=()
     expect_lines 2 "dump \(SIGUSR2\): what the $K PE\(s\) on host [^ ]+ are doing"
-    for pe in $(seq 0 $((last - 1))); do
-        expect_lines 1 "watchdog:   PE $pe: in a (team )?barrier \([^)]*\) \(#[0-9]+\) for [0-9]+ s"
-    done
-    expect_lines 1 "watchdog:   PE $last: not waiting in symheap"
-    expect_lines 0 "on another node \(a dump there"
+    expect_hang_table "for [0-9]+ s"
     no_procs
 }
 
