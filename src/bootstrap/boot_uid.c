@@ -265,6 +265,9 @@ struct root {
     int started;
     int nranks, connected, ended, aborted, ngather;
     int forwarded; /* every PE was told to end */
+    char why[UID_MSG_MAX]; /* why the job was ended (aborted), for PEs that join late */
+    long aborted_at;       /* now_ms() of the abort: late PEs are turned away a while */
+    int seen, fewest;      /* hellos so far; the smallest nranks one of them said */
     uint64_t glen;
     struct conn *c;
 };
@@ -278,6 +281,8 @@ static void root_abort(struct root *r, int code, const char *why)
 {
     int printer = 1;
     r->aborted = 1;
+    r->aborted_at = now_ms();
+    if (why) snprintf(r->why, sizeof r->why, "%s", why);
     /* This process's own PE last: it exits on reading the frame, and takes
      * this thread with it. */
     for (int pass = 0; pass < 2; pass++)
@@ -320,6 +325,16 @@ static void root_hello(struct root *r, int fd)
     h.host[sizeof h.host - 1] = 0;
     tv.tv_sec = 0;
     setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    r->seen++;
+    if (f.b > 0 && (r->fewest == 0 || f.b < r->fewest)) r->fewest = f.b;
+    if (r->aborted) { /* a late PE of a job already ended: it must end too, not wait */
+        snprintf(why, sizeof why, "rank %d (pid %d on %s) came after the job had ended: %.*s",
+                 f.a, h.pid, h.host, (int)sizeof why / 2,
+                 r->why[0] ? r->why : "another PE's error (said above)");
+        write_frame(fd, F_ABORT, 1, 1, why, strlen(why) + 1);
+        close(fd);
+        return;
+    }
     if (r->nranks < 0) { /* the first PE sets the job's size */
         if (f.b < 1 || f.b > (1 << 24)) {
             snprintf(why, sizeof why, "rank %d (pid %d on %s) says nranks=%d", f.a, h.pid,
@@ -349,6 +364,7 @@ static void root_hello(struct root *r, int fd)
         write_frame(fd, F_ABORT, 1, 1, why, strlen(why) + 1);
         close(fd);
         root_abort(r, 1, NULL);
+        snprintf(r->why, sizeof r->why, "%s", why);
         return;
     }
     struct conn *c = &r->c[f.a];
@@ -467,8 +483,13 @@ static void *root_main(void *arg)
             if (!p || !who) break;
             cap = want;
         }
+        /* after an abort, PEs that come late are told so (else they would
+         * wait for a job that is gone), until as many PEs came as the
+         * smallest nranks any said, or for the bootstrap timeout */
+        if (r->aborted && (r->seen >= r->fewest || now_ms() > r->aborted_at + r->timeout))
+            break;
         int n = 0;
-        if (r->connected < (r->nranks > 0 ? r->nranks : 1) && !r->aborted) {
+        if (r->connected < (r->nranks > 0 ? r->nranks : 1) || r->aborted) {
             p[n] = (struct pollfd){ r->lfd, POLLIN, 0 };
             who[n++] = -1;
         }

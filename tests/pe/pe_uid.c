@@ -13,6 +13,8 @@
  *   pe_uid missing N     rank N-1 never starts (SHMEM_BOOTSTRAP_TIMEOUT=2)
  *   pe_uid twice N       two children say rank 0
  *   pe_uid nranks N      the last child says nranks N+1
+ *   pe_uid late N        rank 1 says nranks N+1 and rank N-1 starts 1 s later,
+ *                        after the job was ended: it must be told, not wait
  *   pe_uid root_dies N   the maker (not a PE) dies after the PEs started
  *   pe_uid abort N       rank 1 calls shmem_global_exit(7): every PE exits 7
  *
@@ -69,6 +71,10 @@ static int pe(const shmemx_uniqueid_t *id, int rank, int nranks)
         if (nvshmemx_init_attr(NVSHMEMX_INIT_WITH_UNIQUEID, &attr) != 0) return 1;
         if (nvshmem_my_pe() != rank) return FAIL("nvshmem_my_pe=%d", nvshmem_my_pe());
     } else {
+        if (!strcmp(mode, "late") && rank == n - 1) {
+            struct timespec t = { 1, 0 }; /* the others have ended the job by now */
+            nanosleep(&t, NULL);
+        }
         shmemx_init_uniqueid(id, rank, nranks);
     }
     if (!strcmp(mode, "kill") && rank == n - 1) raise(SIGKILL);
@@ -127,6 +133,7 @@ int main(int argc, char **argv)
     for (int k = 0; k < nkids && k < 64; k++) {
         int rank = as_root ? k + 1 : k;
         int nranks = !strcmp(mode, "nranks") && k == nkids - 1 ? n + 1 : n;
+        if (!strcmp(mode, "late") && k == 1) nranks = n + 1;
         if (!strcmp(mode, "twice") && k == 1) rank = 0;
         if ((kids[k] = fork()) == 0) _exit(pe(&id, rank, nranks));
     }
