@@ -24,6 +24,7 @@ nvcc -O3 -rdc=true -arch=sm_90 --extended-lambda -DBENCH_NVSHMEM -I"$nv/include"
     -L"$nv/lib" -Xlinker "$hostlib" "$nv/lib/libnvshmem_device.a" -lcuda -Xlinker -rpath -Xlinker "$nv/lib"
 
 args=(--trials "${BENCH_TRIALS:-5}" --target-ms "${BENCH_TARGET_MS:-20}")
+[ -n "${BENCH_ONLY:-}" ] && args+=(--only "$BENCH_ONLY") # e.g. BENCH_ONLY=barrier,g_lat
 "$build/tools/symrun" -n "$npes" --timeout 300 "$build/bench/gpu/bench_gpu" "${args[@]}" \
     | tee "$out/symheap.txt"
 
