@@ -159,13 +159,22 @@ CONF
     slurm_spawn slurmctld hosta "$HOSTS_NA" slurmctld -D -i -f "$SLURM_CONF_FILE"
     slurm_spawn slurmd.hosta hosta "$HOSTS_NA" slurmd -D -f "$SLURM_CONF_FILE"
     slurm_spawn slurmd.hostb hostb "$HOSTS_NB" slurmd -D -f "$SLURM_CONF_FILE"
-    local states=""
-    for _ in $(seq 300); do # up to 30 s
-        states=$(slurm_in_a sinfo -h -N -o '%N %T' 2>/dev/null | sort | tr '\n' ' ')
-        [ "$states" = "hosta idle hostb idle " ] && return 0
+    slurm_wait_idle 30 && return 0
+    SLURM_ERR="the nodes are not idle after 30 s (sinfo: '$SLURM_STATES'); logs in $d: $(tail -n 2 "$d"/*.out "$d"/*.log 2>/dev/null | tr '\n' ' ' | head -c 1500)"
+    return 1
+}
+
+# slurm_wait_idle SECONDS: until both nodes are idle (a job that just ended
+# may hold them while it completes, and the next srun would queue behind it);
+# 0, or 1 with the last states in SLURM_STATES.
+slurm_wait_idle() {
+    local i
+    SLURM_STATES=""
+    for ((i = 0; i < $1 * 10; i++)); do
+        SLURM_STATES=$(slurm_in_a sinfo -h -N -o '%N %T' 2>/dev/null | sort | tr '\n' ' ')
+        [ "$SLURM_STATES" = "hosta idle hostb idle " ] && return 0
         sleep 0.1
     done
-    SLURM_ERR="the nodes are not idle after 30 s (sinfo: '$states'); logs in $d: $(tail -n 2 "$d"/*.out "$d"/*.log 2>/dev/null | tr '\n' ' ' | head -c 1500)"
     return 1
 }
 

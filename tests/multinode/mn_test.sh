@@ -133,6 +133,10 @@ fi
 ENVS=()
 launcher() { # sets LAUNCH: the launcher with K PEs on each host
     if [ "$LAUNCHER" = srun ]; then
+        # the previous job may still be completing (a loaded machine): srun
+        # would queue behind it, so wait until the nodes are idle
+        slurm_wait_idle 60 ||
+            echo "mn_test.sh: nodes not idle after 60 s (sinfo: $SLURM_STATES); going on" >&2
         LAUNCH=(ip netns exec "$NA" env SLURM_CONF="$SLURM_CONF_FILE" UCX_TLS=tcp UCX_NET_DEVICES=symv0 "${ENVS[@]}"
                 srun --mpi="${SRUN_MPI:-pmix}" -N 2 -n $((2 * K)) ${SRUN_PER_NODE-"--ntasks-per-node=$K"})
     else
