@@ -331,19 +331,14 @@ template <typename T> SHMI_DEV int shmi_d_test(const char *fn, T *ivar, int cmp,
     return ok;
 }
 
-/* ---- Barrier over the device control blocks -------------------------------------------
- * Each PE's control block (zeroed at set-up, at shmi_dstate.ctl) holds flags
- * 128 bytes apart and the PE's own barrier count; epochs only grow, so flags
- * are never reset.  Up to SHMI_D_BAR_FLAT PEs, one round: PE i stores the
- * barrier's epoch into flag bar[i][8] of every other PE (one system fence,
- * then the stores) and waits until every other PE's flag in its own block
- * has reached it: one PE-to-PE latency.  More PEs: dissemination, in round r
- * PE i release-stores the epoch into PE (i + 2^r) % n's flag bar[r][0] and
- * waits for its own, ceil(log2 n) latencies in a row.  One thread per PE
- * calls it (the block/warp forms elect one). */
-#define SHMI_D_BAR_FLAT 8
+/* ---- Barrier: dissemination over the device control blocks ----------------------------
+ * Each PE's control block (zeroed at set-up, at shmi_dstate.ctl) holds one
+ * flag per round, 128 bytes apart, and the PE's own barrier count.  In round
+ * r PE i release-stores the barrier's epoch into PE (i + 2^r) % n's flag r and
+ * waits until its own flag r reaches the epoch; epochs only grow, so flags are
+ * never reset.  One thread per PE calls it (the block/warp forms elect one). */
 struct shmi_dctl {
-    unsigned long long bar[16][16]; /* [round][0] dissemination, [sender][8] one round */
+    unsigned long long bar[16][16]; /* [round][0] used */
     unsigned long long epoch;       /* barriers completed by this PE */
     unsigned long long pad[63];
     unsigned long long gpu_id;      /* SHMI_DCTL_GPU_ID: the PE's physical GPU (publish) */
@@ -357,17 +352,6 @@ SHMI_DEV void shmi_d_barrier(int quiet)
     unsigned long long e = *(volatile unsigned long long *)&c->epoch + 1;
     *(volatile unsigned long long *)&c->epoch = e;
     int n = shmi_dstate.npes, me = shmi_dstate.me;
-    if (n <= SHMI_D_BAR_FLAT) {
-        __threadfence_system(); /* releases what this PE wrote before, for every store below */
-        for (int k = 1; k < n; k++) {
-            unsigned long long *f = shmi_d_peer("nvshmem_barrier_all", &c->bar[me][8], (me + k) % n);
-            asm volatile("st.relaxed.sys.global.u64 [%0], %1;" ::"l"(f), "l"(e) : "memory");
-        }
-        for (int k = 1; k < n; k++)
-            while (shmi_d_ld_acquire(&c->bar[(me + k) % n][8]) < e) {
-            }
-        return;
-    }
     for (int r = 0, dist = 1; dist < n; r++, dist <<= 1) {
         int to = (me + dist) % n;
         shmi_d_st_release(shmi_d_peer("nvshmem_barrier_all", &c->bar[r][0], to), e);
