@@ -9,6 +9,7 @@ build=$(cd "$1" && pwd)
 npes=${2:-2}
 here=$(cd "$(dirname "$0")" && pwd)
 out=${OUT_DIR:-$(mktemp -d)}
+mkdir -p "$out"
 export NVSHMEM_DISABLE_NVLS=1 # never NVLink multicast (shared machines)
 
 nv=${NVSHMEM_HOME:-$(python3 -c 'import nvidia.nvshmem as m; print(m.__path__[0])' 2>/dev/null || true)}
