@@ -20,6 +20,10 @@
 #   aset  mn_prog aset: the deprecated active-set routines (shmem_barrier,
 #         broadcast64, fcollect64, collect64, alltoall64, long_sum_to_all
 #         with pSync) across hosts; must print one "aset ok" line
+#   dist  mn_prog dist: every shmemx_dist call (layouts and owner lookup,
+#         range get/put, init strategies, halo exchange, read cache, lazy
+#         arrays, the arena) on the world spanning the hosts, checked against
+#         values computed locally; must print one "dist ok" line
 #   selftest  mn_prog selftest with SHMEM_SELFTEST=1: every allocation is
 #         self-tested across hosts; must print "selftest ok" and the
 #         self-test's summary (all passed)
@@ -186,23 +190,16 @@ no_procs() { # nothing with our marker and nothing in the namespaces, within 5 s
     done
 }
 
-case_rma() {
-    mpi 0 "$PROG" rma "$MARK"
-    expect_lines 1 "^mn_prog: rma ok, $((2 * K)) PEs, $K remote"
+# mn_prog MODE checks itself: exit 0 and one "MODE ok" line from PE 0.
+case_ok() {
+    mpi 0 "$PROG" "$1" "$MARK"
+    expect_lines 1 "^mn_prog: $1 ok, $((2 * K)) PEs, $K remote"
     no_procs
 }
-
-case_coll() {
-    mpi 0 "$PROG" coll "$MARK"
-    expect_lines 1 "^mn_prog: coll ok, $((2 * K)) PEs, $K remote"
-    no_procs
-}
-
-case_aset() {
-    mpi 0 "$PROG" aset "$MARK"
-    expect_lines 1 "^mn_prog: aset ok, $((2 * K)) PEs, $K remote"
-    no_procs
-}
+case_rma() { case_ok rma; }
+case_coll() { case_ok coll; }
+case_aset() { case_ok aset; }
+case_dist() { case_ok dist; }
 
 case_selftest() {
     ENVS=(SHMEM_SELFTEST=1)

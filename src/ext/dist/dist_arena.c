@@ -14,9 +14,14 @@
  * header (size, and the next free block's offset or a "used" tag).  All
  * links are offsets from the part's start, so every PE can follow them
  * through its own mapping of the part.  The lock is a compare-and-swap
- * spinlock in the part's header (CPU atomics on the shared line, as amo.c
- * does), so alloc/free from several PEs and threads at once are safe.  One
- * node only: the metadata is walked with loads and stores through shmem_ptr.
+ * spinlock in the part's header, so alloc/free from several PEs and threads
+ * at once are safe.  A part on this node (shmem_ptr) is walked with loads and
+ * stores and locked with CPU atomics on the shared line, as amo.c does; a
+ * part on another node is walked with 8-byte gets and puts and locked with
+ * the transport's compare-and-swap (atomic with the CPU atomics there), and
+ * its puts are completed (shmem_quiet) before the lock is released.  Cost
+ * across nodes: a network round trip per metadata word read, so an alloc
+ * or free takes a few round trips per free block walked.
  * First fit, split, coalesce on free: O(free blocks), fine for placement
  * decisions (not a general-purpose malloc). */
 #include "ext/dist/dist_impl.h"
@@ -40,37 +45,81 @@ struct blk {
     uint64_t next;      /* free: next free block's offset (0: none); used: USED_TAG ^ offset */
 };
 
+/* Offsets of the metadata words in a part: every access names a word by its
+ * offset, so one walk serves a mapped part and a remote one. */
+#define H_LOCK 0
+#define H_FREE 8
+#define H_USED 16
+#define H_BLOCKS 24
+#define B_SIZE(off) (off)
+#define B_NEXT(off) ((off) + 8)
+
 struct shmemx_arena_s {
     char *base;         /* symmetric */
     size_t size;        /* bytes of each part */
 };
 
-#define B(part, off) ((struct blk *)((part) + (off)))
+/* PE pe's part as reached from here: map is its load/store mapping (same
+ * node), or NULL, and then every word goes through the transport (a get or
+ * put of 8 bytes; the lock through remote atomics). */
+struct part {
+    shmemx_arena_t a;
+    int pe;
+    char *map;
+};
 
-static char *part_of(const char *fn, shmemx_arena_t a, int pe)
+static struct part part_of(const char *fn, shmemx_arena_t a, int pe)
 {
     shmi_check_pe(fn, pe);
     if (!a) shmi_fatal("%s: arena is NULL: pass the handle shmemx_arena_create returned", fn);
-    char *p = shmem_ptr(a->base, pe);
-    if (!p)
-        shmi_fatal("%s: PE %d's part is not load/store accessible from here: the arena needs "
-                   "every PE on one node", fn, pe);
-    return p;
+    return (struct part){ a, pe, shmem_ptr(a->base, pe) };
 }
 
-static void lock(struct part_hdr *h)
+static uint64_t *word(const struct part *pt, uint64_t off)
+{
+    return (uint64_t *)((pt->map ? pt->map : pt->a->base) + off);
+}
+
+static uint64_t rd(const struct part *pt, uint64_t off)
+{
+    return pt->map ? *word(pt, off) : shmem_uint64_g(word(pt, off), pt->pe);
+}
+
+static void wr(const struct part *pt, uint64_t off, uint64_t v)
+{
+    if (pt->map) *word(pt, off) = v;
+    else shmem_uint64_p(word(pt, off), v, pt->pe);
+}
+
+/* The part's lock: a compare-and-swap spinlock in its header.  Mapped: CPU
+ * atomics on the shared line; remote: the transport's atomics, which are
+ * atomic with the CPU atomics of the target's node (amo.c). */
+static void lock(const struct part *pt)
 {
     uint64_t me = (uint64_t)shmi_g.me + 1;
+    uint64_t *l = (uint64_t *)(pt->a->base + H_LOCK);
     for (unsigned spins = 0;; spins++) {
-        uint64_t z = 0;
-        if (__atomic_load_n(&h->lock, __ATOMIC_RELAXED) == 0 &&
-            __atomic_compare_exchange_n(&h->lock, &z, me, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+        if (pt->map) {
+            uint64_t z = 0, *h = word(pt, H_LOCK);
+            if (__atomic_load_n(h, __ATOMIC_RELAXED) == 0 &&
+                __atomic_compare_exchange_n(h, &z, me, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+                return;
+        } else if (shmem_uint64_atomic_compare_swap(l, 0, me, pt->pe) == 0) {
             return;
+        }
         if (spins > 32) sched_yield();
     }
 }
 
-static void unlock(struct part_hdr *h) { __atomic_store_n(&h->lock, 0, __ATOMIC_RELEASE); }
+static void unlock(const struct part *pt)
+{
+    if (pt->map) {
+        __atomic_store_n(word(pt, H_LOCK), 0, __ATOMIC_RELEASE);
+        return;
+    }
+    shmem_quiet(); /* our puts to the metadata land before the lock is free */
+    shmem_uint64_atomic_set((uint64_t *)(pt->a->base + H_LOCK), 0, pt->pe);
+}
 
 shmemx_arena_t shmemx_arena_create(size_t bytes_per_pe)
 {
@@ -90,7 +139,7 @@ shmemx_arena_t shmemx_arena_create(size_t bytes_per_pe)
     }
     struct part_hdr *h = (struct part_hdr *)a->base;
     *h = (struct part_hdr){ 0, size - HDR >= MIN_BLOCK ? HDR : 0, 0, 0, size };
-    if (h->free_head) *B(a->base, HDR) = (struct blk){ size - HDR, 0 };
+    if (h->free_head) *(struct blk *)(a->base + HDR) = (struct blk){ size - HDR, 0 };
     shmem_barrier_all(); /* every part is ready before anyone allocates in it */
     return a;
 }
@@ -105,31 +154,31 @@ void shmemx_arena_destroy(shmemx_arena_t a)
 
 shmemx_gptr_t shmemx_arena_alloc(shmemx_arena_t a, size_t size, int pe)
 {
-    char *p = part_of("shmemx_arena_alloc", a, pe);
+    struct part pt = part_of("shmemx_arena_alloc", a, pe);
     if (size > a->size) return SHMEMX_GPTR_NULL;
     uint64_t need = (size + BHDR + 15) / 16 * 16;
     if (need < MIN_BLOCK) need = MIN_BLOCK;
-    struct part_hdr *h = (struct part_hdr *)p;
-    lock(h);
-    uint64_t *link = &h->free_head, off = 0;
-    while ((off = *link) != 0) {
-        struct blk *b = B(p, off);
-        if (b->size >= need) {
-            if (b->size - need >= MIN_BLOCK) { /* split: the tail stays free */
-                *B(p, off + need) = (struct blk){ b->size - need, b->next };
-                *link = off + need;
-                b->size = need;
+    lock(&pt);
+    uint64_t link = H_FREE, off = 0; /* link: offset of the word that points at off */
+    while ((off = rd(&pt, link)) != 0) {
+        uint64_t bsize = rd(&pt, B_SIZE(off)), bnext = rd(&pt, B_NEXT(off));
+        if (bsize >= need) {
+            if (bsize - need >= MIN_BLOCK) { /* split: the tail stays free */
+                wr(&pt, B_SIZE(off + need), bsize - need);
+                wr(&pt, B_NEXT(off + need), bnext);
+                wr(&pt, link, off + need);
+                wr(&pt, B_SIZE(off), bsize = need);
             } else {
-                *link = b->next;
+                wr(&pt, link, bnext);
             }
-            b->next = USED_TAG ^ off;
-            h->used += b->size;
-            h->blocks++;
+            wr(&pt, B_NEXT(off), USED_TAG ^ off);
+            wr(&pt, H_USED, rd(&pt, H_USED) + bsize);
+            wr(&pt, H_BLOCKS, rd(&pt, H_BLOCKS) + 1);
             break;
         }
-        link = &b->next;
+        link = B_NEXT(off);
     }
-    unlock(h);
+    unlock(&pt);
     return off ? shmemx_gptr_make(a->base + off + BHDR, pe) : SHMEMX_GPTR_NULL;
 }
 
@@ -144,53 +193,54 @@ void shmemx_arena_free(shmemx_arena_t a, shmemx_gptr_t g)
     if (pe < 0 || pe >= shmi_g.npes)
         shmi_fatal("%s: global pointer 0x%llx names PE %d, not one of 0..%d: pass a pointer "
                    "shmemx_arena_alloc returned", fn, (unsigned long long)g, pe, shmi_g.npes - 1);
-    char *p = part_of(fn, a, pe);
+    struct part pt = part_of(fn, a, pe);
     uintptr_t addr = (uintptr_t)shmemx_gptr_addr(g), base = (uintptr_t)a->base;
     uint64_t off = addr - BHDR - base;
-    struct part_hdr *h = (struct part_hdr *)p;
-    lock(h);
+    lock(&pt);
     if (addr < base + HDR + BHDR || off >= a->size || off % 16 ||
-        B(p, off)->next != (USED_TAG ^ off)) {
-        unlock(h);
+        rd(&pt, B_NEXT(off)) != (USED_TAG ^ off)) {
+        unlock(&pt);
         shmi_fatal("%s: %p on PE %d is not a live block of this arena [%p, %p): freed twice, "
                    "or from another arena or allocator", fn, (void *)addr, pe, (void *)a->base,
                    (void *)(a->base + a->size));
     }
-    struct blk *b = B(p, off);
-    h->used -= b->size;
-    h->blocks--;
-    uint64_t prev = 0, *link = &h->free_head; /* address order: find the neighbours */
-    while (*link && *link < off) {
-        prev = *link;
-        link = &B(p, prev)->next;
+    uint64_t bsize = rd(&pt, B_SIZE(off));
+    wr(&pt, H_USED, rd(&pt, H_USED) - bsize);
+    wr(&pt, H_BLOCKS, rd(&pt, H_BLOCKS) - 1);
+    uint64_t prev = 0, link = H_FREE, cur; /* address order: find the neighbours */
+    while ((cur = rd(&pt, link)) != 0 && cur < off) {
+        prev = cur;
+        link = B_NEXT(prev);
     }
-    b->next = *link;
-    *link = off;
-    if (b->next && off + b->size == b->next) { /* merge with the next free block */
-        b->size += B(p, b->next)->size;
-        b->next = B(p, b->next)->next;
+    uint64_t next = cur;
+    wr(&pt, link, off);
+    if (next && off + bsize == next) { /* merge with the next free block */
+        bsize += rd(&pt, B_SIZE(next));
+        next = rd(&pt, B_NEXT(next));
+        wr(&pt, B_SIZE(off), bsize);
     }
-    if (prev && prev + B(p, prev)->size == off) { /* merge into the previous one */
-        B(p, prev)->size += b->size;
-        B(p, prev)->next = b->next;
+    wr(&pt, B_NEXT(off), next);
+    uint64_t psize = prev ? rd(&pt, B_SIZE(prev)) : 0;
+    if (prev && prev + psize == off) { /* merge into the previous one */
+        wr(&pt, B_SIZE(prev), psize + bsize);
+        wr(&pt, B_NEXT(prev), next);
     }
-    unlock(h);
+    unlock(&pt);
 }
 
 void shmemx_arena_stats(shmemx_arena_t a, int pe, shmemx_arena_stats_t *st)
 {
-    char *p = part_of("shmemx_arena_stats", a, pe);
-    struct part_hdr *h = (struct part_hdr *)p;
+    struct part pt = part_of("shmemx_arena_stats", a, pe);
     shmemx_arena_stats_t s = { a->size - HDR, 0, 0, 0, 0 };
-    lock(h);
-    s.used = h->used;
-    s.blocks = h->blocks;
-    for (uint64_t off = h->free_head; off; off = B(p, off)->next) {
-        uint64_t usable = B(p, off)->size - BHDR;
-        s.free += B(p, off)->size;
+    lock(&pt);
+    s.used = rd(&pt, H_USED);
+    s.blocks = rd(&pt, H_BLOCKS);
+    for (uint64_t off = rd(&pt, H_FREE); off; off = rd(&pt, B_NEXT(off))) {
+        uint64_t bsize = rd(&pt, B_SIZE(off)), usable = bsize - BHDR;
+        s.free += bsize;
         if (usable > s.largest_free) s.largest_free = usable;
     }
-    unlock(h);
+    unlock(&pt);
     if (st) *st = s;
 }
 

@@ -55,7 +55,10 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-enum { LAZY_EMPTY = 0, LAZY_READY = 1 }; /* else FILLING: filler's tid + 2 */
+/* READY: filled; OPEN: filled and the owner's own view of it is read-write,
+ * so the transport may reach it from another node.  Else FILLING: the
+ * filler's tid + 3. */
+enum { LAZY_EMPTY = 0, LAZY_READY = 1, LAZY_OPEN = 2 };
 #define LAZY_MAX 256                     /* live lazy arrays per program */
 
 struct shmi_lazy {
@@ -63,9 +66,10 @@ struct shmi_lazy {
     size_t len, block, nblocks;         /* bytes, bytes, count */
     size_t nelems, elem;                /* elements per copy (largest part), bytes */
     uint64_t *state;                    /* symmetric [nblocks] */
-    char **view;                        /* [npes] PE p's copy as mapped here */
-    uint64_t **pstate;                  /* [npes] PE p's state words as mapped here */
-    char **alias;                       /* [npes] writable second mapping of view[p] */
+    char **view;                        /* [npes] PE p's copy as mapped here (NULL: p is
+                                           on another node) */
+    uint64_t **pstate;                  /* [npes] PE p's state words as mapped here, or NULL */
+    char **alias;                       /* [npes] writable second mapping of view[p], or NULL */
     const struct shmemx_dist_s *dist;   /* local -> global index, or NULL */
     shmemx_fill_t fill;
     int npes, me;
@@ -113,7 +117,16 @@ static void populate(char *p, size_t n, int write)
 #endif
 }
 
-static uint64_t filler_tag(void) { return (uint64_t)syscall(SYS_gettid) + 2; }
+static uint64_t filler_tag(void) { return (uint64_t)syscall(SYS_gettid) + 3; }
+
+static int filled(uint64_t s) { return s == LAZY_READY || s == LAZY_OPEN; }
+
+/* State of block k of PE p: through the mapping, or a remote atomic read. */
+static uint64_t state_of(const struct shmi_lazy *lz, int p, size_t k)
+{
+    if (lz->pstate[p]) return __atomic_load_n(&lz->pstate[p][k], __ATOMIC_ACQUIRE);
+    return shmem_uint64_atomic_fetch(&lz->state[k], p);
+}
 
 /* The handler may end the process only through here: shmi_fatal formats with
  * vsnprintf, which is not on the async-signal-safe list, but with these
@@ -126,12 +139,28 @@ static _Noreturn void lazy_fatal_block(struct shmi_lazy *lz, int p, size_t k, co
 
 /* Make block k of PE p's copy READY: fill it here if nobody has, else wait
  * for whoever is filling it (another thread or PE). */
+/* Block k of PE p, on another node, must be OPEN before the transport reaches
+ * it: only p can make its own view read-write (and p is never interrupted). */
+static void remote_open_or_die(const char *fn, const struct shmi_lazy *lz, int p, size_t k)
+{
+    if (state_of(lz, p, k) != LAZY_OPEN)
+        shmi_fatal("%s: block %zu of PE %d's copy of lazy array %p is on another node and PE %d "
+                   "has not touched it: across nodes only the owner fills its blocks; read with "
+                   "shmemx_lazy_get or shmemx_dist_get (computed here), or have PE %d touch it "
+                   "first (shmemx_lazy_touch(sym, n, shmem_my_pe()), then a barrier)", fn, k, p,
+                   (void *)lz->base, p, p);
+}
+
 static void block_ready(struct shmi_lazy *lz, int p, size_t k)
 {
+    if (!lz->pstate[p]) {
+        remote_open_or_die("shmemx_lazy_touch", lz, p, k);
+        return;
+    }
     uint64_t *st = &lz->pstate[p][k], mine = 0;
     for (unsigned spins = 0;; spins++) {
         uint64_t s = __atomic_load_n(st, __ATOMIC_ACQUIRE);
-        if (s == LAZY_READY) return;
+        if (filled(s)) return;
         if (!mine) mine = filler_tag();
         if (s == LAZY_EMPTY) {
             if (__atomic_compare_exchange_n(st, &s, mine, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
@@ -155,6 +184,22 @@ static void block_ready(struct shmi_lazy *lz, int p, size_t k)
     }
 }
 
+/* Block k of PE p (on this node) filled, and read-write in our view of it.
+ * Our own copy's block is then OPEN: PEs of other nodes may reach it. */
+static void open_block(struct shmi_lazy *lz, int p, size_t k)
+{
+    block_ready(lz, p, k);
+    char *blk = lz->view[p] + k * lz->block;
+    if (mprotect(blk, lz->block, PROT_READ | PROT_WRITE) != 0)
+        lazy_fatal_block(lz, p, k, errno == ENOMEM
+            ? "mprotect: too many memory mappings (vm.max_map_count): use a larger "
+              "block_bytes or raise vm.max_map_count"
+            : "mprotect failed");
+    size_t data = data_elems(lz, p) * lz->elem, at = k * lz->block;
+    if (data > at) populate(blk, shmi_min(lz->block, data - at), 0);
+    if (p == lz->me) __atomic_store_n(&lz->pstate[p][k], LAZY_OPEN, __ATOMIC_RELEASE);
+}
+
 /* ---- The SIGSEGV handler -------------------------------------------------------------- */
 
 static int lazy_fault(uintptr_t a)
@@ -163,18 +208,10 @@ static int lazy_fault(uintptr_t a)
         struct shmi_lazy *lz = __atomic_load_n(&registry[i], __ATOMIC_ACQUIRE);
         if (!lz) continue;
         for (int p = 0; p < lz->npes; p++) {
+            if (!lz->view[p]) continue;
             uintptr_t off = a - (uintptr_t)lz->view[p];
             if (off >= lz->len) continue;
-            size_t k = off / lz->block;
-            block_ready(lz, p, k);
-            char *blk = lz->view[p] + k * lz->block;
-            if (mprotect(blk, lz->block, PROT_READ | PROT_WRITE) != 0)
-                lazy_fatal_block(lz, p, k, errno == ENOMEM
-                    ? "mprotect: too many memory mappings (vm.max_map_count): use a larger "
-                      "block_bytes or raise vm.max_map_count"
-                    : "mprotect failed");
-            size_t data = data_elems(lz, p) * lz->elem, at = k * lz->block;
-            if (data > at) populate(blk, shmi_min(lz->block, data - at), 0);
+            open_block(lz, p, off / lz->block);
             __atomic_fetch_add(&lz->faults, 1, __ATOMIC_RELAXED);
             return 1;
         }
@@ -296,9 +333,11 @@ static void map_views(const char *fn, struct shmi_lazy *lz)
     for (int p = 0; p < n; p++) {
         lz->view[p] = shmem_ptr(lz->base, p);
         lz->pstate[p] = shmem_ptr(lz->state, p);
-        if (!lz->view[p] || !lz->pstate[p])
-            shmi_fatal("%s: PE %d's memory is not load/store accessible from here: lazy arrays "
-                       "need every PE on one node", fn, p);
+        if (!lz->view[p] || !lz->pstate[p]) { /* another node: reached through the transport */
+            lz->view[p] = NULL;
+            lz->pstate[p] = NULL;
+            continue;
+        }
         void *a = mremap(lz->view[p], 0, lz->len, MREMAP_MAYMOVE);
         if (a == MAP_FAILED)
             shmi_fatal("%s: cannot map PE %d's copy a second time (mremap of %zu bytes: %s): "
@@ -311,7 +350,7 @@ static void map_views(const char *fn, struct shmi_lazy *lz)
 static void protect_views(const char *fn, struct shmi_lazy *lz, int prot)
 {
     for (int p = 0; p < lz->npes; p++)
-        if (mprotect(lz->view[p], lz->len, prot) != 0)
+        if (lz->view[p] && mprotect(lz->view[p], lz->len, prot) != 0)
             shmi_fatal("%s: mprotect of PE %d's copy (%zu bytes at %p) failed: %s%s", fn, p,
                        lz->len, (void *)lz->view[p], strerror(errno),
                        errno == ENOMEM ? ": raise vm.max_map_count or free lazy arrays" : "");
@@ -377,7 +416,8 @@ void shmi_lazy_destroy(const char *fn, struct shmi_lazy *lz)
     shmem_barrier_all(); /* nobody touches it any more */
     protect_views(fn, lz, PROT_READ | PROT_WRITE);
     reg_remove(lz);
-    for (int p = 0; p < lz->npes; p++) munmap(lz->alias[p], lz->len);
+    for (int p = 0; p < lz->npes; p++)
+        if (lz->alias[p]) munmap(lz->alias[p], lz->len);
     (void)madvise(lz->base, lz->len, MADV_REMOVE); /* give the memory back now */
     shmem_free(lz->state);
     shmem_free(lz->base);
@@ -392,9 +432,11 @@ void shmi_lazy_read(struct shmi_lazy *lz, void *dest, size_t off, size_t nbytes,
     while (nbytes) {
         size_t k = off / lz->block, in = off % lz->block;
         size_t n = shmi_min(lz->block - in, nbytes);
-        if (__atomic_load_n(&lz->pstate[pe][k], __ATOMIC_ACQUIRE) == LAZY_READY) {
+        uint64_t s = state_of(lz, pe, k);
+        if (lz->pstate[pe] ? filled(s) : s == LAZY_OPEN) {
             shmem_getmem(out, lz->base + off, n, pe);
-        } else { /* never filled (or being filled): compute the same bytes here */
+        } else { /* never filled (or being filled, or not open to the network yet):
+                  * compute the same bytes here */
             size_t e0 = off / lz->elem, e1 = (off + n + lz->elem - 1) / lz->elem;
             if (off % lz->elem == 0 && n % lz->elem == 0) {
                 fill_elems(lz, pe, e0, e1, out, 1);
@@ -411,6 +453,14 @@ void shmi_lazy_read(struct shmi_lazy *lz, void *dest, size_t off, size_t nbytes,
         nbytes -= n;
     }
     free(tmp);
+}
+
+void shmi_lazy_check_put(const char *fn, const struct shmi_lazy *lz, size_t off, size_t nbytes,
+                         int pe)
+{
+    if (lz->pstate[pe] || nbytes == 0) return; /* this node: the fault fills it */
+    for (size_t k = off / lz->block; k <= (off + nbytes - 1) / lz->block; k++)
+        remote_open_or_die(fn, lz, pe, k);
 }
 
 /* ---- Public calls ---------------------------------------------------------------------- */
@@ -454,7 +504,8 @@ void shmemx_lazy_touch(const void *sym, size_t nbytes, int pe)
     if (nbytes == 0) return;
     size_t off = (size_t)((const char *)sym - lz->base);
     for (size_t k = off / lz->block; k <= (off + nbytes - 1) / lz->block; k++)
-        block_ready(lz, pe, k);
+        if (pe == lz->me) open_block(lz, pe, k); /* open to the other nodes too */
+        else block_ready(lz, pe, k);
 }
 
 void shmemx_lazy_get(void *dest, const void *sym, size_t nbytes, int pe)
@@ -474,7 +525,7 @@ int shmemx_lazy_info(const void *sym, shmemx_lazy_info_t *info)
     if (!lz || !info) return -1;
     size_t ready = 0;
     for (size_t k = 0; k < lz->nblocks; k++)
-        ready += __atomic_load_n(&lz->state[k], __ATOMIC_ACQUIRE) == LAZY_READY;
+        ready += filled(__atomic_load_n(&lz->state[k], __ATOMIC_ACQUIRE));
     *info = (shmemx_lazy_info_t){ lz->block, lz->nblocks, ready,
                                   __atomic_load_n(&lz->fills, __ATOMIC_RELAXED),
                                   __atomic_load_n(&lz->faults, __ATOMIC_RELAXED),
