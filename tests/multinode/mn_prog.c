@@ -40,8 +40,9 @@
  *          2-D halo (periodic, corners, two epochs) and 1-D, gather; the read
  *          cache on a PE of the other host (hits, write-through, barrier
  *          staleness, invalidate, refresh); lazy arrays (computed reads of
- *          never-filled remote blocks, owner-opened blocks read plainly, a lazy
- *          distributed array's get/put); the arena (alloc on PE 0 and the
+ *          never-filled remote blocks, owner-opened blocks read plainly, a
+ *          block touched from the other host then reached by a get and an
+ *          AMO, a lazy distributed array's get/put); the arena (alloc on PE 0 and the
  *          other host from every PE, gptr put/get, free by another PE,
  *          stats).  Values are compared with ones computed locally.
  *          Prints "mn_prog: dist ok, N PEs, R remote" (PE 0).
@@ -790,7 +791,18 @@ static void dist_lazy(int me, int n)
     shmemx_lazy_get(buf, z, N * sizeof(long), peer);
     CHECK(buf[0] == peer * 100000 + 1 && buf[N - 1] == (long)(N - 1) * 3 + peer * 100000,
           "lazy_get mixed: %ld %ld", buf[0], buf[N - 1]);
-    CHECK(shmemx_lazy_info(z, &info) == 0 && info.ready == 2, "lazy: %zu blocks ready", info.ready);
+    /* A block the owner never touched: touched from here, the owner fills and
+     * opens it (its opener thread), then plain RMA reaches it. */
+    shmemx_lazy_touch(z + 2 * per, sizeof(long), peer);
+    shmem_long_atomic_add(z + 2 * per + 1, 1000, peer);
+    shmem_getmem(buf, z + 2 * per, 2 * sizeof(long), peer);
+    CHECK(buf[0] == (long)(2 * per) * 3 + peer * 100000 &&
+          buf[1] == (long)(2 * per + 1) * 3 + peer * 100000 + 1000,
+          "lazy block touched from another node: %ld %ld", buf[0], buf[1]);
+    shmem_barrier_all();
+    CHECK(z[2 * per + 1] == (long)(2 * per + 1) * 3 + me * 100000 + 1000,
+          "lazy: my block 2 after the remote add: %ld", z[2 * per + 1]);
+    CHECK(shmemx_lazy_info(z, &info) == 0 && info.ready == 3, "lazy: %zu blocks ready", info.ready);
     shmem_barrier_all();
     shmemx_lazy_free(z);
     /* A lazy distributed array: get of everything (computed where not filled),
@@ -801,10 +813,7 @@ static void dist_lazy(int me, int n)
     shmemx_dist_get(d, all, 0, N);
     for (size_t i = 0; i < N; i++) sum += all[i], want += dval(i);
     CHECK(sum == want, "lazy dist_get checksum %ld, want %ld", sum, want);
-    size_t first, count;
-    shmemx_dist_local_range(d, me, &first, &count);
-    if (count) shmemx_lazy_touch(shmemx_dist_local(d), count * sizeof(long), me);
-    shmem_barrier_all();
+    shmem_barrier_all(); /* the puts below open the blocks they reach, on either host */
     size_t lo = N * (size_t)me / (size_t)n, hi = N * (size_t)(me + 1) / (size_t)n;
     for (size_t i = lo; i < hi; i++) all[i - lo] = dval(i) + 1;
     shmemx_dist_put(d, lo, all, hi - lo);

@@ -31,6 +31,29 @@
  * (shmemx_dist_get does): a block that is not READY is computed into the
  * reader's buffer (fill-on-read) and the owner's state is left alone.
  *
+ * Across nodes (issue 16): a PE of another node has no view of our copy
+ * (shmem_ptr is NULL) and the transport reaches our memory at the symmetric
+ * address, through our own view: a never-opened block there is PROT_NONE
+ * (a fault in UCX's thread, or EFAULT in a socket call), and only we can
+ * change our own protection.  So the owner's view gets a state of its own:
+ * OPEN (filled, and read-write in the owner's view: the fault handler and
+ * shmemx_lazy_touch on the owner set it).  A PE of another node
+ *   - reads (shmemx_lazy_get, shmemx_dist_get): OPEN blocks with a get,
+ *     never-filled ones computed here (fill-on-read, as on one node),
+ *     READY-but-closed ones after asking the owner to open them;
+ *   - writes or touches (shmemx_lazy_touch, shmemx_dist_put): asks the owner
+ *     to fill and open the blocks (remote_open: a fetch-or of LAZY_WANT into
+ *     each block's state word, one atomic increment of the array's doorbell,
+ *     then it polls the state words until OPEN).  The owner's opener thread,
+ *     started while some lazy array spans nodes, sees the doorbell move,
+ *     fills (claiming as any filler does) and opens every wanted block; the
+ *     owner's program is not interrupted.  Cost: a network round trip per
+ *     block plus up to 1 ms for an idle opener to look.
+ * A plain shmem_getmem/putmem/atomic from another node on a block its
+ * owner never opened cannot be caught here (the transport does it): call
+ * shmemx_lazy_touch(sym, n, pe) first (docs/placement.md).  The filler's tag
+ * keeps a LAZY_WANT made meanwhile, so no request is lost.
+ *
  * Signal safety: the handler uses only atomics, memcpy/memset, mprotect,
  * gettid and sched_yield, plus the user's fill (documented: it must be
  * async-signal-safe).  It is installed at the first lazy array with
@@ -53,19 +76,23 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 /* READY: filled; OPEN: filled and the owner's own view of it is read-write,
  * so the transport may reach it from another node.  Else FILLING: the
- * filler's tid + 3. */
+ * filler's tid + 3.  Any of them may carry LAZY_WANT: a PE of another node
+ * asked the owner to open the block (see "Across nodes"). */
 enum { LAZY_EMPTY = 0, LAZY_READY = 1, LAZY_OPEN = 2 };
+#define LAZY_WANT ((uint64_t)1 << 63)
 #define LAZY_MAX 256                     /* live lazy arrays per program */
 
 struct shmi_lazy {
     char *base;                         /* symmetric: our copy */
     size_t len, block, nblocks;         /* bytes, bytes, count */
     size_t nelems, elem;                /* elements per copy (largest part), bytes */
-    uint64_t *state;                    /* symmetric [nblocks] */
+    uint64_t *state;                    /* symmetric [nblocks + 1]: the last word is the
+                                           doorbell PEs of other nodes ring */
     char **view;                        /* [npes] PE p's copy as mapped here (NULL: p is
                                            on another node) */
     uint64_t **pstate;                  /* [npes] PE p's state words as mapped here, or NULL */
@@ -73,6 +100,8 @@ struct shmi_lazy {
     const struct shmemx_dist_s *dist;   /* local -> global index, or NULL */
     shmemx_fill_t fill;
     int npes, me;
+    int spans;                          /* some PE is on another node */
+    uint64_t bell_seen;                 /* the opener thread's last doorbell value */
     uint64_t fills, faults, computed;   /* atomic counters */
 };
 
@@ -119,7 +148,8 @@ static void populate(char *p, size_t n, int write)
 
 static uint64_t filler_tag(void) { return (uint64_t)syscall(SYS_gettid) + 3; }
 
-static int filled(uint64_t s) { return s == LAZY_READY || s == LAZY_OPEN; }
+static uint64_t bare(uint64_t s) { return s & ~LAZY_WANT; }
+static int filled(uint64_t s) { return bare(s) == LAZY_READY || bare(s) == LAZY_OPEN; }
 
 /* State of block k of PE p: through the mapping, or a remote atomic read. */
 static uint64_t state_of(const struct shmi_lazy *lz, int p, size_t k)
@@ -137,24 +167,32 @@ static _Noreturn void lazy_fatal_block(struct shmi_lazy *lz, int p, size_t k, co
                (void *)lz->base, k, p, (void *)(lz->view[p] + k * lz->block), why);
 }
 
-/* Make block k of PE p's copy READY: fill it here if nobody has, else wait
- * for whoever is filling it (another thread or PE). */
-/* Block k of PE p, on another node, must be OPEN before the transport reaches
- * it: only p can make its own view read-write (and p is never interrupted). */
-static void remote_open_or_die(const char *fn, const struct shmi_lazy *lz, int p, size_t k)
+/* Blocks [k0, k1] of PE p, on another node, OPEN: the transport may then
+ * reach them.  Only p can make its own view read-write, so we ask: LAZY_WANT
+ * on each block that is not open, one ring of p's doorbell, and p's opener
+ * thread fills and opens them (p's program is not interrupted); we wait. */
+static void remote_open(struct shmi_lazy *lz, int p, size_t k0, size_t k1)
 {
-    if (state_of(lz, p, k) != LAZY_OPEN)
-        shmi_fatal("%s: block %zu of PE %d's copy of lazy array %p is on another node and PE %d "
-                   "has not touched it: across nodes only the owner fills its blocks; read with "
-                   "shmemx_lazy_get or shmemx_dist_get (computed here), or have PE %d touch it "
-                   "first (shmemx_lazy_touch(sym, n, shmem_my_pe()), then a barrier)", fn, k, p,
-                   (void *)lz->base, p, p);
+    int asked = 0;
+    for (size_t k = k0; k <= k1; k++) /* fetching: complete before the ring */
+        asked |= bare(shmem_uint64_atomic_fetch_or(&lz->state[k], LAZY_WANT, p)) != LAZY_OPEN;
+    if (!asked) return;
+    shmem_uint64_atomic_inc(&lz->state[lz->nblocks], p);
+    for (size_t k = k0; k <= k1; k++)
+        for (unsigned spins = 0; bare(state_of(lz, p, k)) != LAZY_OPEN; spins++)
+            if (spins > 16) {
+                struct timespec t = { 0, 20 * 1000 };
+                nanosleep(&t, NULL);
+            }
 }
 
+/* Make block k of PE p's copy READY: fill it here if nobody has, else wait
+ * for whoever is filling it (another thread or PE).  On another node: OPEN,
+ * filled by p. */
 static void block_ready(struct shmi_lazy *lz, int p, size_t k)
 {
     if (!lz->pstate[p]) {
-        remote_open_or_die("shmemx_lazy_touch", lz, p, k);
+        remote_open(lz, p, k, k);
         return;
     }
     uint64_t *st = &lz->pstate[p][k], mine = 0;
@@ -162,8 +200,9 @@ static void block_ready(struct shmi_lazy *lz, int p, size_t k)
         uint64_t s = __atomic_load_n(st, __ATOMIC_ACQUIRE);
         if (filled(s)) return;
         if (!mine) mine = filler_tag();
-        if (s == LAZY_EMPTY) {
-            if (__atomic_compare_exchange_n(st, &s, mine, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+        if (bare(s) == LAZY_EMPTY) { /* claim it, keeping a request */
+            if (__atomic_compare_exchange_n(st, &s, mine | (s & LAZY_WANT), 0, __ATOMIC_ACQ_REL,
+                                            __ATOMIC_ACQUIRE)) {
                 size_t per = lz->block / lz->elem, e0 = k * per;
                 size_t e1 = shmi_min(e0 + per, data_elems(lz, p));
                 char *out = lz->alias[p] + k * lz->block;
@@ -171,13 +210,16 @@ static void block_ready(struct shmi_lazy *lz, int p, size_t k)
                     populate(out, (e1 - e0) * lz->elem, 1);
                     fill_elems(lz, p, e0, e1, out, 0);
                 }
-                __atomic_store_n(st, LAZY_READY, __ATOMIC_RELEASE);
+                /* READY, keeping a request made meanwhile (the opener must see it) */
+                for (s = __atomic_load_n(st, __ATOMIC_RELAXED);
+                     !__atomic_compare_exchange_n(st, &s, LAZY_READY | (s & LAZY_WANT), 0,
+                                                  __ATOMIC_RELEASE, __ATOMIC_RELAXED);) {}
                 __atomic_fetch_add(&lz->fills, 1, __ATOMIC_RELAXED);
                 return;
             }
             continue;
         }
-        if (s == mine)
+        if (bare(s) == mine)
             lazy_fatal_block(lz, p, k, "the fill function touched the block it is filling: "
                                        "a lazy array's fill must not read the array itself");
         if (spins > 64) sched_yield(); /* another thread or PE is filling it */
@@ -249,10 +291,77 @@ static void install_handler(const char *fn)
 
 /* ---- Registry ------------------------------------------------------------------- */
 
+/* ---- The opener thread (arrays spanning nodes) ------------------------------------
+ * Serves the requests of PEs on other nodes (remote_open): when an array's
+ * doorbell has moved, every block of our copy marked LAZY_WANT is filled
+ * (if nobody has) and opened in our view.  It only loads our own memory,
+ * fills and calls mprotect: no symheap call, so any thread level will do.
+ * Idle it naps (up to 1 ms): a request waits that long at most for it to
+ * look.  It runs while at least one array spans nodes. */
+static pthread_t opener;
+static int spanning;     /* live arrays with a PE on another node (under reg_lock) */
+static int opener_stop;  /* atomic */
+
+static int open_wanted(void) /* under reg_lock */
+{
+    int work = 0;
+    for (int i = 0; i < LAZY_MAX; i++) {
+        struct shmi_lazy *lz = registry[i];
+        if (!lz || !lz->spans) continue;
+        uint64_t bell = __atomic_load_n(&lz->state[lz->nblocks], __ATOMIC_ACQUIRE);
+        if (bell == lz->bell_seen) continue;
+        lz->bell_seen = bell;
+        work = 1;
+        for (size_t k = 0; k < lz->nblocks; k++)
+            if (__atomic_load_n(&lz->state[k], __ATOMIC_ACQUIRE) & LAZY_WANT)
+                open_block(lz, lz->me, k);
+    }
+    return work;
+}
+
+static void *opener_main(void *arg)
+{
+    (void)arg;
+    unsigned idle = 0;
+    while (!__atomic_load_n(&opener_stop, __ATOMIC_ACQUIRE)) {
+        pthread_mutex_lock(&reg_lock);
+        int work = open_wanted();
+        pthread_mutex_unlock(&reg_lock);
+        idle = work ? 0 : idle + 1;
+        if (idle > 64) {
+            struct timespec t = { 0, idle > 2000 ? 1000 * 1000 : 50 * 1000 };
+            nanosleep(&t, NULL);
+        } else if (idle) {
+            sched_yield();
+        }
+    }
+    return NULL;
+}
+
+static void opener_start(const char *fn) /* under reg_lock */
+{
+    if (spanning++) return;
+    sigset_t all, old; /* signals stay with the program's threads, faults excepted (a fill
+                        * may touch another lazy array: its SIGSEGV must reach the handler) */
+    sigfillset(&all);
+    sigdelset(&all, SIGSEGV);
+    sigdelset(&all, SIGBUS);
+    sigdelset(&all, SIGFPE);
+    sigdelset(&all, SIGILL);
+    pthread_sigmask(SIG_BLOCK, &all, &old);
+    __atomic_store_n(&opener_stop, 0, __ATOMIC_RELEASE);
+    int rc = pthread_create(&opener, NULL, opener_main, NULL);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (rc)
+        shmi_fatal("%s: cannot start the thread that opens lazy blocks to other nodes: %s", fn,
+                   strerror(rc));
+}
+
 static void reg_add(const char *fn, struct shmi_lazy *lz)
 {
     pthread_mutex_lock(&reg_lock);
     install_handler(fn);
+    if (lz->spans) opener_start(fn);
     int i = 0;
     while (i < LAZY_MAX && registry[i]) i++;
     if (i == LAZY_MAX) {
@@ -269,7 +378,10 @@ static void reg_remove(struct shmi_lazy *lz)
     pthread_mutex_lock(&reg_lock);
     for (int i = 0; i < LAZY_MAX; i++)
         if (registry[i] == lz) __atomic_store_n(&registry[i], NULL, __ATOMIC_RELEASE);
+    int last = lz->spans && --spanning == 0;
+    if (last) __atomic_store_n(&opener_stop, 1, __ATOMIC_RELEASE);
     pthread_mutex_unlock(&reg_lock);
+    if (last) pthread_join(opener, NULL);
 }
 
 /* The lazy array whose copy (symmetric addresses) holds [a, a + n). */
@@ -336,6 +448,7 @@ static void map_views(const char *fn, struct shmi_lazy *lz)
         if (!lz->view[p] || !lz->pstate[p]) { /* another node: reached through the transport */
             lz->view[p] = NULL;
             lz->pstate[p] = NULL;
+            lz->spans = 1;
             continue;
         }
         void *a = mremap(lz->view[p], 0, lz->len, MREMAP_MAYMOVE);
@@ -391,7 +504,7 @@ void *shmi_lazy_create(const char *fn, size_t nelems, size_t elem, size_t block_
         lz->fill.value = memcpy(v, fill->value, elem);
     }
     lz->base = shmem_align((size_t)sysconf(_SC_PAGESIZE), lz->len);
-    lz->state = lz->base ? shmem_calloc(lz->nblocks, sizeof(uint64_t)) : NULL;
+    lz->state = lz->base ? shmem_calloc(lz->nblocks + 1, sizeof(uint64_t)) : NULL;
     if (!lz->state) { /* heap full: the same on every PE */
         if (lz->base) shmem_free(lz->base);
         lazy_release(lz);
@@ -433,10 +546,13 @@ void shmi_lazy_read(struct shmi_lazy *lz, void *dest, size_t off, size_t nbytes,
         size_t k = off / lz->block, in = off % lz->block;
         size_t n = shmi_min(lz->block - in, nbytes);
         uint64_t s = state_of(lz, pe, k);
-        if (lz->pstate[pe] ? filled(s) : s == LAZY_OPEN) {
+        if (!lz->pstate[pe] && bare(s) == LAZY_READY) { /* filled, not open yet: ask */
+            remote_open(lz, pe, k, k);
+            s = LAZY_OPEN;
+        }
+        if (filled(s)) {
             shmem_getmem(out, lz->base + off, n, pe);
-        } else { /* never filled (or being filled, or not open to the network yet):
-                  * compute the same bytes here */
+        } else { /* never filled (or being filled): compute the same bytes here */
             size_t e0 = off / lz->elem, e1 = (off + n + lz->elem - 1) / lz->elem;
             if (off % lz->elem == 0 && n % lz->elem == 0) {
                 fill_elems(lz, pe, e0, e1, out, 1);
@@ -455,12 +571,10 @@ void shmi_lazy_read(struct shmi_lazy *lz, void *dest, size_t off, size_t nbytes,
     free(tmp);
 }
 
-void shmi_lazy_check_put(const char *fn, const struct shmi_lazy *lz, size_t off, size_t nbytes,
-                         int pe)
+void shmi_lazy_open(struct shmi_lazy *lz, size_t off, size_t nbytes, int pe)
 {
     if (lz->pstate[pe] || nbytes == 0) return; /* this node: the fault fills it */
-    for (size_t k = off / lz->block; k <= (off + nbytes - 1) / lz->block; k++)
-        remote_open_or_die(fn, lz, pe, k);
+    remote_open(lz, pe, off / lz->block, (off + nbytes - 1) / lz->block);
 }
 
 /* ---- Public calls ---------------------------------------------------------------------- */
@@ -503,6 +617,10 @@ void shmemx_lazy_touch(const void *sym, size_t nbytes, int pe)
                    "shmemx_lazy_alloc or shmemx_dist_create_lazy", sym);
     if (nbytes == 0) return;
     size_t off = (size_t)((const char *)sym - lz->base);
+    if (!lz->pstate[pe]) { /* another node: one request for the whole range */
+        shmi_lazy_open(lz, off, nbytes, pe);
+        return;
+    }
     for (size_t k = off / lz->block; k <= (off + nbytes - 1) / lz->block; k++)
         if (pe == lz->me) open_block(lz, pe, k); /* open to the other nodes too */
         else block_ready(lz, pe, k);
