@@ -24,6 +24,8 @@
 #         range get/put, init strategies, halo exchange, read cache, lazy
 #         arrays, the arena) on the world spanning the hosts, checked against
 #         values computed locally; must print one "dist ok" line
+#   heat2d  examples/heat2d across the hosts: the checksum of a one-PE run,
+#         bitwise
 #   selftest  mn_prog selftest with SHMEM_SELFTEST=1: every allocation is
 #         self-tested across hosts; must print "selftest ok" and the
 #         self-test's summary (all passed)
@@ -200,6 +202,21 @@ case_rma() { case_ok rma; }
 case_coll() { case_ok coll; }
 case_aset() { case_ok aset; }
 case_dist() { case_ok dist; }
+
+# examples/heat2d (halo exchange + owner computes) with its PEs on both hosts
+# gives the checksum of a one-PE run, bitwise (it also checks each cell
+# against its own serial run).
+case_heat2d() {
+    local args=(200 152 120) one many
+    [ -x "$B/examples/heat2d" ] || skip "examples/heat2d is not built (SYMHEAP_EXAMPLES off?)"
+    one=$(SHMEM_BOOTSTRAP=single "$B/examples/heat2d" "${args[@]}" | grep -o 'checksum=[^;]*')
+    [ -n "$one" ] || fail "the one-PE heat2d run printed no checksum"
+    mpi 0 "$B/examples/heat2d" "${args[@]}" "$MARK"
+    many=$(grep -o 'checksum=[^;]*' "$T/out")
+    [ "$one" = "$many" ] || fail "heat2d with $((2 * K)) PEs on two hosts gave '$many', one PE '$one'"
+    expect_lines 1 "^heat2d: .* $((2 * K)) PEs .*vs single-PE run: bitwise equal"
+    no_procs
+}
 
 case_selftest() {
     ENVS=(SHMEM_SELFTEST=1)
