@@ -42,7 +42,8 @@
  *          staleness, invalidate, refresh); lazy arrays (computed reads of
  *          never-filled remote blocks, owner-opened blocks read plainly, a
  *          block touched from the other host then reached by a get and an
- *          AMO, a lazy distributed array's get/put); the arena (alloc on PE 0 and the
+ *          AMO, the read cache over a never-filled block, a lazy
+ *          distributed array's get/put); the arena (alloc on PE 0 and the
  *          other host from every PE, gptr put/get, free by another PE,
  *          stats).  Values are compared with ones computed locally.
  *          Prints "mn_prog: dist ok, N PEs, R remote" (PE 0).
@@ -802,6 +803,12 @@ static void dist_lazy(int me, int n)
     shmem_barrier_all();
     CHECK(z[2 * per + 1] == (long)(2 * per + 1) * 3 + me * 100000 + 1000,
           "lazy: my block 2 after the remote add: %ld", z[2 * per + 1]);
+    /* The read cache over a block nobody filled: computed, nothing committed. */
+    shmemx_cache_t c = shmemx_cache_create(64 << 10, 4096, SHMEMX_CACHE_MANUAL);
+    shmemx_cache_getmem(c, buf, z + 3 * per, per * sizeof(long), peer);
+    CHECK(buf[5] == (long)(3 * per + 5) * 3 + peer * 100000, "cache over lazy: %ld", buf[5]);
+    shmemx_cache_destroy(c);
+    shmem_barrier_all();
     CHECK(shmemx_lazy_info(z, &info) == 0 && info.ready == 3, "lazy: %zu blocks ready", info.ready);
     shmem_barrier_all();
     shmemx_lazy_free(z);

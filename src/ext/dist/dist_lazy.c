@@ -396,6 +396,18 @@ static struct shmi_lazy *reg_find(const void *a, size_t n)
     return NULL;
 }
 
+/* The live lazy array with the lowest base that overlaps [x, end), or NULL. */
+static struct shmi_lazy *reg_first(uintptr_t x, uintptr_t end)
+{
+    struct shmi_lazy *best = NULL;
+    for (int i = 0; i < LAZY_MAX; i++) {
+        struct shmi_lazy *lz = __atomic_load_n(&registry[i], __ATOMIC_ACQUIRE);
+        uintptr_t b = lz ? (uintptr_t)lz->base : 0;
+        if (lz && b < end && x < b + lz->len && (!best || b < (uintptr_t)best->base)) best = lz;
+    }
+    return best;
+}
+
 /* shmem_free/shmem_realloc on a lazy array would leave its views and handler
  * behind: refuse, naming the call that frees it (installed as core's free_check hook). */
 static void refuse_free(const char *fn, const void *ptr)
@@ -575,6 +587,26 @@ void shmi_lazy_open(struct shmi_lazy *lz, size_t off, size_t nbytes, int pe)
 {
     if (lz->pstate[pe] || nbytes == 0) return; /* this node: the fault fills it */
     remote_open(lz, pe, off / lz->block, (off + nbytes - 1) / lz->block);
+}
+
+void shmi_lazy_getmem(void *dest, const void *sym, size_t nbytes, int pe)
+{
+    char *out = dest;
+    uintptr_t x = (uintptr_t)sym, end = x + nbytes;
+    while (x < end) {
+        struct shmi_lazy *lz = reg_first(x, end);
+        uintptr_t lo = lz ? (uintptr_t)lz->base : end, hi;
+        if (lo > x) { /* plain memory before the next lazy array */
+            shmem_getmem(out, (const void *)x, lo - x, pe);
+            out += lo - x;
+            x = lo;
+        }
+        if (!lz) break;
+        hi = shmi_min(end, (uintptr_t)lz->base + lz->len);
+        shmi_lazy_read(lz, out, x - (uintptr_t)lz->base, hi - x, pe);
+        out += hi - x;
+        x = hi;
+    }
 }
 
 /* ---- Public calls ---------------------------------------------------------------------- */
