@@ -881,6 +881,62 @@ static void dist_arena(int me, int n)
     shmemx_arena_destroy(a);
 }
 
+/* MN_TIMES=1: what each call costs from PE 0 on its own part, a part on its
+ * node and one on the other host (the figures in docs/placement.md). */
+static void dist_times(int me, int n)
+{
+    shmemx_arena_t a = shmemx_arena_create(1 << 20);
+    int targets[3] = { me, (me + 1) % (n / 2) + (me / (n / 2)) * (n / 2), (me + n / 2) % n };
+    const char *names[3] = { "own", "same-node", "other-node" };
+    shmem_barrier_all();
+    if (me == 0)
+        for (int t = 0; t < 3; t++) {
+            double t0 = now_s();
+            for (int i = 0; i < 200; i++) shmemx_arena_free(a, shmemx_arena_alloc(a, 64, targets[t]));
+            printf("TIME arena alloc+free %s part: %.2f us\n", names[t], (now_s() - t0) / 200 * 1e6);
+        }
+    shmem_barrier_all();
+    shmemx_arena_destroy(a);
+    size_t per = 4096 / sizeof(long);
+    long *z = shmemx_lazy_alloc(600 * per, sizeof(long), 0, SHMEMX_FILL_ELEM(lfill, NULL));
+    long buf[512];
+    if (me == 0)
+        for (int t = 1; t < 3; t++) {
+            double t0 = now_s();
+            for (int i = 0; i < 200; i++) shmemx_lazy_touch(z + (size_t)(t * 200 + i) * per, 8, targets[t]);
+            printf("TIME lazy_touch %s block: %.2f us\n", names[t], (now_s() - t0) / 200 * 1e6);
+            t0 = now_s();
+            for (int i = 0; i < 200; i++) shmemx_lazy_get(buf, z + (size_t)(i) * per, 4096, targets[t]);
+            printf("TIME lazy_get %s never-filled 4 KiB: %.2f us\n", names[t], (now_s() - t0) / 200 * 1e6);
+            t0 = now_s();
+            for (int i = 0; i < 200; i++) shmemx_lazy_get(buf, z + (size_t)(t * 200 + i) * per, 4096, targets[t]);
+            printf("TIME lazy_get %s open 4 KiB: %.2f us\n", names[t], (now_s() - t0) / 200 * 1e6);
+        }
+    shmem_barrier_all();
+    shmemx_lazy_free(z);
+    long *c = shmem_calloc(1 << 16, sizeof(long));
+    shmem_barrier_all();
+    if (me == 0)
+        for (int t = 1; t < 3; t++) {
+            double t0 = now_s();
+            for (int i = 0; i < 200; i++) shmem_getmem(buf, c, 8, targets[t]);
+            printf("TIME shmem_getmem 8 B %s: %.2f us\n", names[t], (now_s() - t0) / 200 * 1e6);
+        }
+    if (me == 0)
+        for (int t = 1; t < 3; t++) {
+            shmemx_cache_t ca = shmemx_cache_create(1 << 20, 4096, SHMEMX_CACHE_MANUAL);
+            double t0 = now_s();
+            for (int i = 0; i < 50; i++) shmemx_cache_getmem(ca, buf, c + i * 512, 8, targets[t]);
+            double miss = (now_s() - t0) / 50 * 1e6;
+            t0 = now_s();
+            for (int i = 0; i < 50; i++) shmemx_cache_getmem(ca, buf, c + i * 512, 8, targets[t]);
+            printf("TIME cache %s: miss (4 KiB line) %.2f us, hit %.3f us\n", names[t], miss, (now_s() - t0) / 50 * 1e6);
+            shmemx_cache_destroy(ca);
+        }
+    shmem_barrier_all();
+    shmem_free(c);
+}
+
 /* Strategies 1 and 2 on a plain symmetric array, then the rest. */
 static void dist(int me, int n)
 {
@@ -900,6 +956,7 @@ static void dist(int me, int n)
     dist_cache(me, n);
     dist_lazy(me, n);
     dist_arena(me, n);
+    if (getenv("MN_TIMES")) dist_times(me, n);
 }
 
 /* The uid start-up (see the top), or shmem_init. */

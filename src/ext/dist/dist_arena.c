@@ -19,9 +19,9 @@
  * stores and locked with CPU atomics on the shared line, as amo.c does; a
  * part on another node is walked with 8-byte gets and puts and locked with
  * the transport's compare-and-swap (atomic with the CPU atomics there), and
- * its puts are completed (shmem_quiet) before the lock is released.  Cost
- * across nodes: a network round trip per metadata word read, so an alloc
- * or free takes a few round trips per free block walked.
+ * its puts are ordered (shmem_fence) before the atomic that releases the
+ * lock.  Cost across nodes: a round trip for the lock, one for the header,
+ * one per free block walked (a 16-byte get each), one for the release.
  * First fit, split, coalesce on free: O(free blocks), fine for placement
  * decisions (not a general-purpose malloc). */
 #include "ext/dist/dist_impl.h"
@@ -29,6 +29,7 @@
 
 #include <sched.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define HDR 64
 #define BHDR 16
@@ -50,8 +51,6 @@ struct blk {
 #define H_LOCK 0
 #define H_FREE 8
 #define H_USED 16
-#define H_BLOCKS 24
-#define B_SIZE(off) (off)
 #define B_NEXT(off) ((off) + 8)
 
 struct shmemx_arena_s {
@@ -80,16 +79,21 @@ static uint64_t *word(const struct part *pt, uint64_t off)
     return (uint64_t *)((pt->map ? pt->map : pt->a->base) + off);
 }
 
-static uint64_t rd(const struct part *pt, uint64_t off)
+/* n consecutive metadata words at off: a copy through the mapping, or one
+ * get/put (a block header, the header's counters: one transfer each). */
+static void rdn(const struct part *pt, uint64_t off, uint64_t *w, size_t n)
 {
-    return pt->map ? *word(pt, off) : shmem_uint64_g(word(pt, off), pt->pe);
+    if (pt->map) memcpy(w, word(pt, off), n * sizeof *w);
+    else shmem_getmem(w, word(pt, off), n * sizeof *w, pt->pe);
 }
 
-static void wr(const struct part *pt, uint64_t off, uint64_t v)
+static void wrn(const struct part *pt, uint64_t off, const uint64_t *w, size_t n)
 {
-    if (pt->map) *word(pt, off) = v;
-    else shmem_uint64_p(word(pt, off), v, pt->pe);
+    if (pt->map) memcpy(word(pt, off), w, n * sizeof *w);
+    else shmem_putmem(word(pt, off), w, n * sizeof *w, pt->pe);
 }
+
+static void wr(const struct part *pt, uint64_t off, uint64_t v) { wrn(pt, off, &v, 1); }
 
 /* The part's lock: a compare-and-swap spinlock in its header.  Mapped: CPU
  * atomics on the shared line; remote: the transport's atomics, which are
@@ -117,7 +121,7 @@ static void unlock(const struct part *pt)
         __atomic_store_n(word(pt, H_LOCK), 0, __ATOMIC_RELEASE);
         return;
     }
-    shmem_quiet(); /* our puts to the metadata land before the lock is free */
+    shmem_fence(); /* our puts to the metadata land before the lock is free */
     shmem_uint64_atomic_set((uint64_t *)(pt->a->base + H_LOCK), 0, pt->pe);
 }
 
@@ -152,31 +156,35 @@ void shmemx_arena_destroy(shmemx_arena_t a)
     free(a);
 }
 
+/* Header words: lock, free_head, used, blocks, size; a block's: size, next.
+ * Each word is written at most once per call (puts to one PE are not ordered
+ * with each other before the fence in unlock). */
+enum { HW = 5 };
+
 shmemx_gptr_t shmemx_arena_alloc(shmemx_arena_t a, size_t size, int pe)
 {
     struct part pt = part_of("shmemx_arena_alloc", a, pe);
     if (size > a->size) return SHMEMX_GPTR_NULL;
-    uint64_t need = (size + BHDR + 15) / 16 * 16;
+    uint64_t need = (size + BHDR + 15) / 16 * 16, h[HW], b[2];
     if (need < MIN_BLOCK) need = MIN_BLOCK;
     lock(&pt);
-    uint64_t link = H_FREE, off = 0; /* link: offset of the word that points at off */
-    while ((off = rd(&pt, link)) != 0) {
-        uint64_t bsize = rd(&pt, B_SIZE(off)), bnext = rd(&pt, B_NEXT(off));
-        if (bsize >= need) {
-            if (bsize - need >= MIN_BLOCK) { /* split: the tail stays free */
-                wr(&pt, B_SIZE(off + need), bsize - need);
-                wr(&pt, B_NEXT(off + need), bnext);
-                wr(&pt, link, off + need);
-                wr(&pt, B_SIZE(off), bsize = need);
-            } else {
-                wr(&pt, link, bnext);
-            }
-            wr(&pt, B_NEXT(off), USED_TAG ^ off);
-            wr(&pt, H_USED, rd(&pt, H_USED) + bsize);
-            wr(&pt, H_BLOCKS, rd(&pt, H_BLOCKS) + 1);
-            break;
+    rdn(&pt, 0, h, HW);
+    uint64_t link = H_FREE, off = h[1]; /* link: offset of the word that points at off */
+    for (; off; link = B_NEXT(off), off = b[1]) {
+        rdn(&pt, off, b, 2);
+        if (b[0] < need) continue;
+        if (b[0] - need >= MIN_BLOCK) { /* split: the tail stays free */
+            uint64_t tail[2] = { b[0] - need, b[1] };
+            wrn(&pt, off + need, tail, 2);
+            wr(&pt, link, off + need);
+            b[0] = need;
+        } else {
+            wr(&pt, link, b[1]);
         }
-        link = B_NEXT(off);
+        uint64_t used[2] = { b[0], USED_TAG ^ off }, count[2] = { h[2] + b[0], h[3] + 1 };
+        wrn(&pt, off, used, 2);
+        wrn(&pt, H_USED, count, 2);
+        break;
     }
     unlock(&pt);
     return off ? shmemx_gptr_make(a->base + off + BHDR, pe) : SHMEMX_GPTR_NULL;
@@ -195,35 +203,39 @@ void shmemx_arena_free(shmemx_arena_t a, shmemx_gptr_t g)
                    "shmemx_arena_alloc returned", fn, (unsigned long long)g, pe, shmi_g.npes - 1);
     struct part pt = part_of(fn, a, pe);
     uintptr_t addr = (uintptr_t)shmemx_gptr_addr(g), base = (uintptr_t)a->base;
-    uint64_t off = addr - BHDR - base;
+    uint64_t off = addr - BHDR - base, b[2] = { 0, 0 }, h[HW], pb[2] = { 0, 0 };
     lock(&pt);
-    if (addr < base + HDR + BHDR || off >= a->size || off % 16 ||
-        rd(&pt, B_NEXT(off)) != (USED_TAG ^ off)) {
+    int live = addr >= base + HDR + BHDR && off < a->size && off % 16 == 0;
+    if (live) rdn(&pt, off, b, 2);
+    if (!live || b[1] != (USED_TAG ^ off)) {
         unlock(&pt);
         shmi_fatal("%s: %p on PE %d is not a live block of this arena [%p, %p): freed twice, "
                    "or from another arena or allocator", fn, (void *)addr, pe, (void *)a->base,
                    (void *)(a->base + a->size));
     }
-    uint64_t bsize = rd(&pt, B_SIZE(off));
-    wr(&pt, H_USED, rd(&pt, H_USED) - bsize);
-    wr(&pt, H_BLOCKS, rd(&pt, H_BLOCKS) - 1);
-    uint64_t prev = 0, link = H_FREE, cur; /* address order: find the neighbours */
-    while ((cur = rd(&pt, link)) != 0 && cur < off) {
-        prev = cur;
+    rdn(&pt, 0, h, HW);
+    uint64_t count[2] = { h[2] - b[0], h[3] - 1 };
+    wrn(&pt, H_USED, count, 2);
+    uint64_t prev = 0, link = H_FREE, next = h[1]; /* address order: find the neighbours */
+    while (next && next < off) {
+        rdn(&pt, next, pb, 2);
+        prev = next;
         link = B_NEXT(prev);
+        next = pb[1];
     }
-    uint64_t next = cur;
-    wr(&pt, link, off);
-    if (next && off + bsize == next) { /* merge with the next free block */
-        bsize += rd(&pt, B_SIZE(next));
-        next = rd(&pt, B_NEXT(next));
-        wr(&pt, B_SIZE(off), bsize);
+    uint64_t me[2] = { b[0], next }; /* also marks it free: a second free is caught */
+    if (next && off + b[0] == next) { /* merge with the next free block */
+        uint64_t nb[2];
+        rdn(&pt, next, nb, 2);
+        me[0] += nb[0];
+        me[1] = nb[1];
     }
-    wr(&pt, B_NEXT(off), next);
-    uint64_t psize = prev ? rd(&pt, B_SIZE(prev)) : 0;
-    if (prev && prev + psize == off) { /* merge into the previous one */
-        wr(&pt, B_SIZE(prev), psize + bsize);
-        wr(&pt, B_NEXT(prev), next);
+    wrn(&pt, off, me, 2);
+    if (prev && prev + pb[0] == off) { /* merge into the previous one */
+        uint64_t merged[2] = { pb[0] + me[0], me[1] };
+        wrn(&pt, prev, merged, 2);
+    } else {
+        wr(&pt, link, off);
     }
     unlock(&pt);
 }
@@ -232,13 +244,15 @@ void shmemx_arena_stats(shmemx_arena_t a, int pe, shmemx_arena_stats_t *st)
 {
     struct part pt = part_of("shmemx_arena_stats", a, pe);
     shmemx_arena_stats_t s = { a->size - HDR, 0, 0, 0, 0 };
+    uint64_t h[HW], b[2];
     lock(&pt);
-    s.used = rd(&pt, H_USED);
-    s.blocks = rd(&pt, H_BLOCKS);
-    for (uint64_t off = rd(&pt, H_FREE); off; off = rd(&pt, B_NEXT(off))) {
-        uint64_t bsize = rd(&pt, B_SIZE(off)), usable = bsize - BHDR;
-        s.free += bsize;
-        if (usable > s.largest_free) s.largest_free = usable;
+    rdn(&pt, 0, h, HW);
+    s.used = h[2];
+    s.blocks = h[3];
+    for (uint64_t off = h[1]; off; off = b[1]) {
+        rdn(&pt, off, b, 2);
+        s.free += b[0];
+        if (b[0] - BHDR > s.largest_free) s.largest_free = b[0] - BHDR;
     }
     unlock(&pt);
     if (st) *st = s;
