@@ -42,8 +42,8 @@
  *          staleness, invalidate, refresh); lazy arrays (computed reads of
  *          never-filled remote blocks, owner-opened blocks read plainly, a
  *          block touched from the other host then reached by a get and an
- *          AMO, the read cache over a never-filled block, a lazy
- *          distributed array's get/put); the arena (alloc on PE 0 and the
+ *          AMO, the read cache over a never-filled block, a plain get of
+ *          a never-touched block, a lazy distributed array's get/put); the arena (alloc on PE 0 and the
  *          other host from every PE, gptr put/get, free by another PE,
  *          stats).  Values are compared with ones computed locally.
  *          Prints "mn_prog: dist ok, N PEs, R remote" (PE 0).
@@ -810,6 +810,12 @@ static void dist_lazy(int me, int n)
     shmemx_cache_destroy(c);
     shmem_barrier_all();
     CHECK(shmemx_lazy_info(z, &info) == 0 && info.ready == 3, "lazy: %zu blocks ready", info.ready);
+    shmem_barrier_all();
+    /* A plain get of a block nobody touched (over TCP the owner's transport
+     * thread faults on it and fills it; docs/placement.md) */
+    shmem_getmem(buf, z + 3 * per, per * sizeof(long), peer);
+    CHECK(buf[per - 1] == (long)(4 * per - 1) * 3 + peer * 100000, "lazy plain get of a "
+          "never-touched block on the other host: %ld", buf[per - 1]);
     shmem_barrier_all();
     shmemx_lazy_free(z);
     /* A lazy distributed array: get of everything (computed where not filled),
