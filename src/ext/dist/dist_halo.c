@@ -264,8 +264,9 @@ void shmemx_halo_gather(shmemx_halo_t h, void *dest)
     for (int q = 0; q < shmi_g.npes; q++) {
         shmemx_halo_box_t b;
         box_of(h, q, &b);
-        for (size_t i = 0; i < b.nrows; i++)
-            shmem_getmem(out + ((b.row0 + i) * h->gc + b.col0) * h->elem,
-                         h->origin + i * h->pitch * h->elem, b.ncols * h->elem, q);
+        for (size_t i = 0; i < b.nrows; i++) /* non-blocking: across nodes the rows overlap */
+            shmem_getmem_nbi(out + ((b.row0 + i) * h->gc + b.col0) * h->elem,
+                             h->origin + i * h->pitch * h->elem, b.ncols * h->elem, q);
     }
+    shmem_quiet();
 }
