@@ -50,9 +50,12 @@
  *     owner's program is not interrupted.  Cost: a network round trip per
  *     block plus up to 1 ms for an idle opener to look.
  * A plain shmem_getmem/putmem/atomic from another node on a block its
- * owner never opened cannot be caught here (the transport does it): call
- * shmemx_lazy_touch(sym, n, pe) first (docs/placement.md).  The filler's tag
- * keeps a LAZY_WANT made meanwhile, so no request is lost.
+ * owner never opened is the transport's business: over TCP the owner's UCX
+ * thread touches the page, faults, and this handler fills and opens the
+ * block there (that thread keeps SIGSEGV unblocked); an RDMA NIC reads and
+ * writes the pages without a fault, so call shmemx_lazy_touch(sym, n, pe)
+ * first (docs/placement.md).  The filler's tag keeps a LAZY_WANT made
+ * meanwhile, so no request is lost.
  *
  * Signal safety: the handler uses only atomics, memcpy/memset, mprotect,
  * gettid and sched_yield, plus the user's fill (documented: it must be
@@ -289,8 +292,6 @@ static void install_handler(const char *fn)
     handler_installed = 1;
 }
 
-/* ---- Registry ------------------------------------------------------------------- */
-
 /* ---- The opener thread (arrays spanning nodes) ------------------------------------
  * Serves the requests of PEs on other nodes (remote_open): when an array's
  * doorbell has moved, every block of our copy marked LAZY_WANT is filled
@@ -356,6 +357,8 @@ static void opener_start(const char *fn) /* under reg_lock */
         shmi_fatal("%s: cannot start the thread that opens lazy blocks to other nodes: %s", fn,
                    strerror(rc));
 }
+
+/* ---- Registry ------------------------------------------------------------------- */
 
 static void reg_add(const char *fn, struct shmi_lazy *lz)
 {
