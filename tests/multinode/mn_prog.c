@@ -45,7 +45,10 @@
  *          AMO, the read cache over a never-filled block, a plain get of
  *          a never-touched block, a lazy distributed array's get/put); the arena (alloc on PE 0 and the
  *          other host from every PE, gptr put/get, free by another PE,
- *          stats).  Values are compared with ones computed locally.
+ *          stats, exhaustion of a part on the other host).  Values are
+ *          compared with ones computed locally.
+ *   distfail  PE 0 frees a block of the last PE's arena part twice: the job
+ *          must stop with the arena's one line naming that PE.
  *          Prints "mn_prog: dist ok, N PEs, R remote" (PE 0).
  *   traffic  puts, gets and barriers between neighbours until the job is
  *          ended from outside (the netdown and freeze cases cut a host off).
@@ -885,6 +888,37 @@ static void dist_arena(int me, int n)
     shmem_barrier_all();
     shmem_free(g);
     shmemx_arena_destroy(a);
+    /* Exhaustion of a part on the other host: its allocator (the only one)
+     * gets NULL when it is full, and every block back. */
+    a = shmemx_arena_create(4096);
+    shmemx_gptr_t blk[64];
+    int got = 0;
+    while (got < 64 && (blk[got] = shmemx_arena_alloc(a, 100, peer)) != SHMEMX_GPTR_NULL) got++;
+    shmemx_arena_stats(a, peer, &st);
+    CHECK(got > 16 && got < 64 && (int)st.blocks == got && st.largest_free < 100,
+          "arena exhaustion on PE %d: %d blocks, stats %zu blocks, largest free %zu", peer, got,
+          st.blocks, st.largest_free);
+    while (got) shmemx_arena_free(a, blk[--got]);
+    shmemx_arena_stats(a, peer, &st);
+    CHECK(st.blocks == 0 && st.largest_free + 16 == st.size, "arena after freeing all on PE %d",
+          peer);
+    shmem_barrier_all();
+    shmemx_arena_destroy(a);
+}
+
+/* distfail: PE 0 frees a block of the other host's part twice: the job
+ * stops with the arena's one line naming the PE. */
+static void distfail(int n)
+{
+    shmemx_arena_t a = shmemx_arena_create(4096);
+    if (shmem_my_pe() == 0) {
+        shmemx_gptr_t g = shmemx_arena_alloc(a, 64, n - 1);
+        shmemx_arena_free(a, g);
+        shmemx_arena_free(a, g);
+        printf("mn_prog: double free not detected\n");
+    }
+    shmem_barrier_all();
+    shmemx_arena_destroy(a);
 }
 
 /* MN_TIMES=1: what each call costs from PE 0 on its own part, a part on its
@@ -1038,6 +1072,9 @@ int main(int argc, char **argv)
         if (me == 0 && *probe == 0 && !fails)
             printf("mn_prog: %s ok, %d PEs, %d remote\n", mode, n, remote);
         if (me == 0 && *probe) fprintf(stderr, "mn_prog: %d check(s) failed\n", *probe);
+    } else if (!strcmp(mode, "distfail")) {
+        distfail(n);
+        return 3;
     } else if (!strcmp(mode, "mismatch")) {
         /* PE `odd` (argv[3]) allocates another size: its leader or the next
          * node's leader must stop the job with both calls named */

@@ -23,7 +23,8 @@
 #   dist  mn_prog dist: every shmemx_dist call (layouts and owner lookup,
 #         range get/put, init strategies, halo exchange, read cache, lazy
 #         arrays, the arena) on the world spanning the hosts, checked against
-#         values computed locally; must print one "dist ok" line
+#         values computed locally; must print one "dist ok" line; then a
+#         block of the other host's arena part freed twice: one line naming it
 #   heat2d  examples/heat2d across the hosts: the checksum of a one-PE run,
 #         bitwise
 #   selftest  mn_prog selftest with SHMEM_SELFTEST=1: every allocation is
@@ -201,7 +202,16 @@ case_ok() {
 case_rma() { case_ok rma; }
 case_coll() { case_ok coll; }
 case_aset() { case_ok aset; }
-case_dist() { ENVS=(${MN_TIMES:+MN_TIMES=1}); case_ok dist; }
+case_dist() {
+    ENVS=(${MN_TIMES:+MN_TIMES=1})
+    case_ok dist
+    ENVS=()
+    mpi nz "$PROG" distfail "$MARK"
+    expect_lines 0 "double free not detected"
+    [ "$(lines "shmemx_arena_free: 0x[0-9a-f]+ on PE $((2 * K - 1)) is not a live block of this arena")" -ge 1 ] ||
+        fail "the double free on the other host was not reported: $(head -c 3000 "$T/out" "$T/err")"
+    no_procs
+}
 
 # examples/heat2d (halo exchange + owner computes) with its PEs on both hosts
 # gives the checksum of a one-PE run, bitwise (it also checks each cell
