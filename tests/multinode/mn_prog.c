@@ -37,7 +37,8 @@
  *   dist   every shmemx_dist call on the world (both hosts): init_root/local;
  *          per layout (block, cyclic, block-cyclic, user) owner lookup checked
  *          at each owner, iteration, init + get, put by range + allgather;
- *          2-D halo (periodic, corners, two epochs) and 1-D, gather; the read
+ *          2-D halo (periodic, corners, two epochs; rows split, then columns:
+ *          ghost columns from the other host) and 1-D, gather; the read
  *          cache on a PE of the other host (hits, write-through, barrier
  *          staleness, invalidate, refresh); lazy arrays (computed reads of
  *          never-filled remote blocks, owner-opened blocks read plainly, a
@@ -668,11 +669,11 @@ static void dist_layout(int me, int n, shmemx_layout_t lay, const char *what)
 /* Halo exchange: every ghost cell (corners, periodic wrap) holds its
  * neighbour's value, twice (epochs); then gather. */
 static long hval(size_t r, size_t c, int step) { return (long)(r * 1000 + c) * (step + 1); }
-static void dist_halo(int me, int n)
+static void dist_halo_2d(int me, int n, const int *grid)
 {
     const size_t NR = 37, NC = 29;
     shmemx_halo_t h = shmemx_halo_create_2d(NR, NC, sizeof(long), 1,
-                                            SHMEMX_HALO_PERIODIC | SHMEMX_HALO_CORNERS, NULL);
+                                            SHMEMX_HALO_PERIODIC | SHMEMX_HALO_CORNERS, grid);
     CHECK(h != NULL, "halo_create_2d");
     if (!h) return;
     shmemx_halo_box_t b;
@@ -705,8 +706,19 @@ static void dist_halo(int me, int n)
     free(all);
     shmem_barrier_all();
     shmemx_halo_destroy(h);
+}
+
+static void dist_halo(int me, int n)
+{
+    /* The chosen grid splits rows first (the other host is up or down); one
+     * column per PE puts it left and right: ghost columns, a get per row. */
+    int cols[2] = { 1, n };
+    dist_halo_2d(me, n, NULL);
+    dist_halo_2d(me, n, cols);
     /* 1-D, width 2, fixed ends */
-    h = shmemx_halo_create_1d(1000, sizeof(long), 2, 0);
+    shmemx_halo_box_t b;
+    shmemx_halo_t h = shmemx_halo_create_1d(1000, sizeof(long), 2, 0);
+    long *u = shmemx_halo_data(h, &b);
     u = shmemx_halo_data(h, &b);
     for (size_t c = 0; c < b.ncols; c++) u[c] = hval(0, b.col0 + c, 0);
     shmemx_halo_exchange(h);
