@@ -44,10 +44,10 @@
  *          never-filled remote blocks, owner-opened blocks read plainly, a
  *          block touched from the other host then reached by a get and an
  *          AMO, the read cache over a never-filled block, a plain get of
- *          a never-touched block, a lazy distributed array's get/put); the arena (alloc on PE 0 and the
- *          other host from every PE, gptr put/get, free by another PE,
- *          stats, exhaustion of a part on the other host).  Values are
- *          compared with ones computed locally.
+ *          a never-touched block, a lazy distributed array's get/put); the
+ *          arena (alloc on PE 0 and the other host from every PE, gptr
+ *          put/get, free by another PE, stats, exhaustion of a part on the
+ *          other host).  Values are compared with ones computed locally.
  *   distfail  PE 0 frees a block of the last PE's arena part twice: the job
  *          must stop with the arena's one line naming that PE.
  *          Prints "mn_prog: dist ok, N PEs, R remote" (PE 0).
