@@ -298,7 +298,9 @@ static void install_handler(const char *fn)
  * (if nobody has) and opened in our view.  It only loads our own memory,
  * fills and calls mprotect: no symheap call, so any thread level will do.
  * Idle it naps (up to 1 ms): a request waits that long at most for it to
- * look.  It runs while at least one array spans nodes. */
+ * look.  A ring costs a pass over the array's state words (requests are
+ * bits in them, so nothing can overflow).  It runs while at least one array
+ * spans nodes. */
 static pthread_t opener;
 static int spanning;     /* live arrays with a PE on another node (under reg_lock) */
 static int opener_stop;  /* atomic */
