@@ -44,6 +44,7 @@ set(_shmi_tsan_skip
   "multinode_dist_2x1: as multinode_rma_2x1"
   "multinode_dist_2x2: as multinode_rma_2x1"
   "multinode_dist_2x4: as multinode_rma_2x1"
+  "multinode_dist_examples_2x2: as multinode_rma_2x1"
   "multinode_heat2d_2x2: as multinode_rma_2x1"
   "multinode_netdown_2x2: as multinode_rma_2x1"
   "multinode_freeze_2x2: as multinode_rma_2x1"

@@ -25,6 +25,8 @@
 #         arrays, the arena) on the world spanning the hosts, checked against
 #         values computed locally; must print one "dist ok" line; then a
 #         block of the other host's arena part freed twice: one line naming it
+#   dist_examples  the examples/dist_* programs across the hosts, each must
+#         exit 0 and print its ": ok" line
 #   heat2d  examples/heat2d across the hosts: the checksum of a one-PE run,
 #         bitwise
 #   selftest  mn_prog selftest with SHMEM_SELFTEST=1: every allocation is
@@ -211,6 +213,21 @@ case_dist() {
     [ "$(lines "shmemx_arena_free: 0x[0-9a-f]+ on PE $((2 * K - 1)) is not a live block of this arena")" -ge 1 ] ||
         fail "the double free on the other host was not reported: $(head -c 3000 "$T/out" "$T/err")"
     no_procs
+}
+
+# The placement examples (examples/dist_*) with their PEs on both hosts: each
+# checks itself and says ": ok".
+case_dist_examples() {
+    local ex
+    for ex in dist_init_local dist_init_root dist_init_distributed dist_init_lazy dist_halo1d \
+              dist_cache dist_arena "dist_layouts block" "dist_layouts cyclic" \
+              "dist_layouts blockcyclic" "dist_layouts user"; do
+        [ -x "$B/examples/${ex%% *}" ] || skip "examples/${ex%% *} is not built (SYMHEAP_EXAMPLES off?)"
+        # shellcheck disable=SC2086 # "dist_layouts block": program and argument
+        mpi 0 $B/examples/$ex "$MARK"
+        [ "$(lines ': ok')" -ge 1 ] || fail "$ex printed no ': ok' line: $(head -c 2000 "$T/out" "$T/err")"
+        no_procs
+    done
 }
 
 # examples/heat2d (halo exchange + owner computes) with its PEs on both hosts
