@@ -17,8 +17,9 @@
  * spinlock in the part's header, so alloc/free from several PEs and threads
  * at once are safe.  A part on this node (shmem_ptr) is walked with loads and
  * stores and locked with CPU atomics on the shared line, as amo.c does; a
- * part on another node is walked with 8-byte gets and puts and locked with
- * the transport's compare-and-swap (atomic with the CPU atomics there), and
+ * part on another node is walked with gets and puts (the header's words in
+ * one, a block's header in one) and locked with the transport's
+ * compare-and-swap (atomic with the CPU atomics there), and
  * its puts are ordered (shmem_fence) before the atomic that releases the
  * lock.  Cost across nodes: a round trip for the lock, one for the header,
  * one per free block walked (a 16-byte get each), one for the release.
@@ -59,8 +60,8 @@ struct shmemx_arena_s {
 };
 
 /* PE pe's part as reached from here: map is its load/store mapping (same
- * node), or NULL, and then every word goes through the transport (a get or
- * put of 8 bytes; the lock through remote atomics). */
+ * node), or NULL, and then the metadata goes through the transport (gets
+ * and puts; the lock through remote atomics). */
 struct part {
     shmemx_arena_t a;
     int pe;
