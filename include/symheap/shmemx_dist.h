@@ -14,7 +14,10 @@
  *  - Sizes are in elements of elem_size bytes unless the name says bytes.
  *  - Misuse (a bad layout, an index out of range, a width larger than a
  *    block) stops the job with one line naming the call, the values and the
- *    fix, like the rest of the library. */
+ *    fix, like the rest of the library.
+ *  - Every call works on teams spanning nodes: PEs of this node are reached
+ *    by load/store, the others through the transport (gets, puts, atomics);
+ *    docs/placement.md "Across nodes" gives each call's cost there. */
 #ifndef SHMEMX_DIST_H
 #define SHMEMX_DIST_H
 
@@ -185,6 +188,14 @@ void shmemx_dist_allgather(shmemx_dist_t d, void *dest);
  * never-filled block's values into the reader's buffer and commit nothing on
  * the owner (fill-on-read).  Either way every reader sees initialized data.
  *
+ * Across nodes: a PE of another node cannot fill the owner's memory (it has
+ * no mapping of it): touching or writing such a block (shmemx_lazy_touch,
+ * shmemx_dist_put) asks the owner, whose helper thread fills and opens it;
+ * reads compute never-filled blocks as above.  Before a plain get/put/atomic
+ * from another node on a block its owner never touched, call
+ * shmemx_lazy_touch (needed on RDMA networks; over TCP the owner fills it
+ * when its transport touches it).
+ *
  * Limits: system calls given a never-touched block (write(fd, p, n)) fail
  * with EFAULT instead of faulting it in: call shmemx_lazy_touch first.  A
  * SIGSEGV handler the program installs later must chain to the previous one
@@ -314,7 +325,9 @@ void shmemx_gptr_put(shmemx_gptr_t dest, const void *src, size_t nbytes);
  * any PE then allocates on any PE without a collective call: "put the data
  * on the PE that uses it" without the brief's allocate-on-one-PE deadlock.
  * alloc/free are thread safe and may run on any PE at once (a lock in the
- * target PE's part).  Blocks are 16-byte aligned. */
+ * target PE's part; a part on another node is locked with remote atomics and
+ * walked with gets and puts: a few network round trips per call).  Blocks
+ * are 16-byte aligned. */
 typedef struct shmemx_arena_s *shmemx_arena_t;
 shmemx_arena_t shmemx_arena_create(size_t bytes_per_pe); /* collective; NULL: heap full */
 void shmemx_arena_destroy(shmemx_arena_t a);              /* collective */

@@ -352,7 +352,12 @@ static int thread_start(char *err, size_t errlen)
     }
     sigset_t all, old;
     sigfillset(&all);
-    pthread_sigmask(SIG_BLOCK, &all, &old); /* signals stay with the program's threads */
+    /* Signals stay with the program's threads, but not the synchronous ones:
+     * blocked, a fault here would kill the process without its handler (the
+     * lazy arrays' SIGSEGV handler fills a block UCX reads or writes). */
+    sigdelset(&all, SIGSEGV);
+    sigdelset(&all, SIGBUS);
+    pthread_sigmask(SIG_BLOCK, &all, &old);
     int rc = pthread_create(&u.thread, NULL, progress_main, NULL);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (rc != 0) {

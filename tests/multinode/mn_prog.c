@@ -34,6 +34,23 @@
  *   hang   after init and a barrier the last PE waits forever outside the
  *          library while the others wait in a barrier (the test cancels the
  *          job: scancel).
+ *   dist   every shmemx_dist call on the world (both hosts): init_root/local;
+ *          per layout (block, cyclic, block-cyclic, user) owner lookup checked
+ *          at each owner, iteration, init + get, put by range + allgather;
+ *          2-D halo (periodic, corners, two epochs; rows split, then columns:
+ *          ghost columns from the other host) and 1-D, gather; the read
+ *          cache on a PE of the other host (hits, write-through, barrier
+ *          staleness, invalidate, refresh); lazy arrays (computed reads of
+ *          never-filled remote blocks, owner-opened blocks read plainly, a
+ *          block touched from the other host then reached by a get and an
+ *          AMO, the read cache over a never-filled block, a plain get of
+ *          a never-touched block, a lazy distributed array's get/put); the
+ *          arena (alloc on PE 0 and the other host from every PE, gptr
+ *          put/get, free by another PE, stats, exhaustion of a part on the
+ *          other host).  Values are compared with ones computed locally.
+ *   distfail  PE 0 frees a block of the last PE's arena part twice: the job
+ *          must stop with the arena's one line naming that PE.
+ *          Prints "mn_prog: dist ok, N PEs, R remote" (PE 0).
  *   traffic  puts, gets and barriers between neighbours until the job is
  *          ended from outside (the netdown and freeze cases cut a host off).
  * The marker argument is ignored (tests use it to find leftover processes).
@@ -578,6 +595,422 @@ static void selftest(int me, int n)
     }
 }
 
+/* ---- dist: every shmemx_dist call on a team spanning the hosts --------------- */
+
+/* The values every check compares with: computed here, never fetched. */
+static long dval(size_t g) { return (long)(g * 7 + 3); }
+static void dfill(void *out, size_t g, int pe, void *ctx)
+{
+    (void)pe, (void)ctx;
+    *(long *)out = dval(g);
+}
+static void lfill(void *out, size_t g, int pe, void *ctx)
+{
+    (void)ctx;
+    *(long *)out = (long)g * 3 + pe * 100000;
+}
+static int user_owner(size_t i, int npes, void *ctx)
+{
+    (void)ctx;
+    return (int)((i * 5 + i / 7) % (size_t)npes);
+}
+
+/* A distributed array under one layout: owner lookup against each owner's
+ * part, iteration, init + get of every element, put by range, all-gather. */
+static void dist_layout(int me, int n, shmemx_layout_t lay, const char *what)
+{
+    const size_t N = 1001;
+    shmemx_dist_t d = shmemx_dist_create(N, sizeof(long), lay);
+    CHECK(d != NULL, "%s: shmemx_dist_create(%zu)", what, N);
+    if (!d) return;
+    shmemx_dist_init(d, SHMEMX_FILL_ELEM(dfill, NULL), NULL);
+    long *part = shmemx_dist_local(d), *all = malloc(N * sizeof(long));
+    size_t total = 0;
+    for (int pe = 0; pe < n; pe++) total += shmemx_dist_local_count(d, pe);
+    CHECK(total == N && shmemx_dist_size(d) == N && shmemx_dist_elem_size(d) == sizeof(long),
+          "%s: local counts add up to %zu of %zu", what, total, N);
+    for (size_t i = (size_t)me; i < N; i += 17) { /* owner lookup, read at the owner */
+        size_t l;
+        int o = shmemx_dist_owner(d, i, &l);
+        CHECK(shmemx_dist_global_index(d, o, l) == i, "%s: global_index(owner(%zu))", what, i);
+        long v = shmem_long_g(part + l, o);
+        CHECK(v == dval(i), "%s: element %zu at PE %d [%zu] is %ld, want %ld", what, i, o, l, v,
+              dval(i));
+    }
+    shmemx_dist_run_t r;
+    for (shmemx_dist_iter_t it = shmemx_dist_iter(d, me, 0, SIZE_MAX); shmemx_dist_next(&it, &r);)
+        for (size_t k = 0; k < r.count; k++)
+            CHECK(part[r.local + k] == dval(r.global + k), "%s: own run at %zu", what, r.global);
+    size_t first, count;
+    if (shmemx_dist_local_range(d, me, &first, &count) && count)
+        CHECK(part[0] == dval(first), "%s: local_range first %zu", what, first);
+    shmemx_dist_get(d, all, 0, N); /* every owner, both hosts */
+    long sum = 0, want = 0;
+    for (size_t i = 0; i < N; i++) sum += all[i], want += dval(i);
+    CHECK(sum == want, "%s: dist_get checksum %ld, want %ld", what, sum, want);
+    /* Each PE puts its slice of the range, then everyone reads it all. */
+    shmem_barrier_all(); /* every PE has read the array */
+    size_t lo = N * (size_t)me / (size_t)n, hi = N * (size_t)(me + 1) / (size_t)n;
+    for (size_t i = lo; i < hi; i++) all[i - lo] = -dval(i);
+    shmemx_dist_put(d, lo, all, hi - lo);
+    shmem_barrier_all();
+    memset(all, 0, N * sizeof(long));
+    shmemx_dist_allgather(d, all);
+    for (size_t i = 0; i < N; i++)
+        if (all[i] != -dval(i)) {
+            CHECK(0, "%s: after put + allgather element %zu is %ld, want %ld", what, i, all[i],
+                  -dval(i));
+            break;
+        }
+    free(all);
+    shmemx_dist_destroy(d);
+}
+
+/* Halo exchange: every ghost cell (corners, periodic wrap) holds its
+ * neighbour's value, twice (epochs); then gather. */
+static long hval(size_t r, size_t c, int step) { return (long)(r * 1000 + c) * (step + 1); }
+static void dist_halo_2d(int me, int n, const int *grid)
+{
+    const size_t NR = 37, NC = 29;
+    shmemx_halo_t h = shmemx_halo_create_2d(NR, NC, sizeof(long), 1,
+                                            SHMEMX_HALO_PERIODIC | SHMEMX_HALO_CORNERS, grid);
+    CHECK(h != NULL, "halo_create_2d");
+    if (!h) return;
+    shmemx_halo_box_t b;
+    long *u = shmemx_halo_data(h, &b);
+    for (int step = 0; step < 2; step++) {
+        for (size_t r = 0; r < b.nrows; r++)
+            for (size_t c = 0; c < b.ncols; c++) u[r * b.pitch + c] = hval(b.row0 + r, b.col0 + c, step);
+        shmemx_halo_exchange(h);
+        for (ptrdiff_t r = -1; r <= (ptrdiff_t)b.nrows && b.nrows; r++)
+            for (ptrdiff_t c = -1; c <= (ptrdiff_t)b.ncols; c++) {
+                size_t gr = (size_t)((ptrdiff_t)(b.row0 + NR) + r) % NR; /* periodic */
+                size_t gc = (size_t)((ptrdiff_t)(b.col0 + NC) + c) % NC;
+                long v = u[r * (ptrdiff_t)b.pitch + c];
+                if (v != hval(gr, gc, step)) {
+                    CHECK(0, "halo step %d: cell (%td, %td) of PE %d is %ld, want %ld", step, r,
+                          c, me, v, hval(gr, gc, step));
+                    r = (ptrdiff_t)b.nrows + 1;
+                    break;
+                }
+            }
+    }
+    shmem_barrier_all();
+    long *all = malloc(NR * NC * sizeof(long)), sum = 0, want = 0;
+    shmemx_halo_gather(h, all);
+    for (size_t i = 0; i < NR * NC; i++) sum += all[i], want += hval(i / NC, i % NC, 1);
+    CHECK(sum == want, "halo_gather checksum %ld, want %ld", sum, want);
+    shmemx_halo_box_t pb;
+    shmemx_halo_box(h, n - 1, &pb);
+    CHECK(pb.prows * pb.pcols == n, "halo_box grid %d x %d", pb.prows, pb.pcols);
+    free(all);
+    shmem_barrier_all();
+    shmemx_halo_destroy(h);
+}
+
+static void dist_halo(int me, int n)
+{
+    /* The chosen grid splits rows first (the other host is up or down); one
+     * column per PE puts it left and right: ghost columns, a get per row. */
+    int cols[2] = { 1, n };
+    dist_halo_2d(me, n, NULL);
+    dist_halo_2d(me, n, cols);
+    /* 1-D, width 2, fixed ends */
+    shmemx_halo_box_t b;
+    shmemx_halo_t h = shmemx_halo_create_1d(1000, sizeof(long), 2, 0);
+    long *u = shmemx_halo_data(h, &b);
+    u = shmemx_halo_data(h, &b);
+    for (size_t c = 0; c < b.ncols; c++) u[c] = hval(0, b.col0 + c, 0);
+    shmemx_halo_exchange(h);
+    for (ptrdiff_t c = -2; c < (ptrdiff_t)b.ncols + 2; c++) {
+        ptrdiff_t g = (ptrdiff_t)b.col0 + c;
+        if (g >= 0 && g < 1000)
+            CHECK(u[c] == hval(0, (size_t)g, 0), "halo 1-D: column %td is %ld", g, u[c]);
+    }
+    shmem_barrier_all();
+    shmemx_halo_destroy(h);
+}
+
+/* The read cache on a PE of the other host: hits, write-through, the
+ * barrier staleness rule, invalidate and refresh. */
+static void dist_cache(int me, int n)
+{
+    const size_t M = 4096;
+    long *a = shmem_malloc(M * sizeof(long));
+    int peer = (me + n / 2) % n; /* the other host */
+    for (size_t i = 0; i < M; i++) a[i] = me * 1000000L + (long)i;
+    shmem_barrier_all();
+    shmemx_cache_t c = shmemx_cache_create(64 << 10, 1024, SHMEMX_CACHE_UNTIL_BARRIER);
+    long *buf = malloc(M * sizeof(long));
+    for (int round = 0; round < 2; round++) {
+        shmemx_cache_getmem(c, buf, a + 100, 1000 * sizeof(long), peer);
+        for (size_t i = 0; i < 1000; i++)
+            if (buf[i] != peer * 1000000L + 100 + (long)i) {
+                CHECK(0, "cache round %d: [%zu] is %ld", round, 100 + i, buf[i]);
+                break;
+            }
+    }
+    shmemx_cache_stats_t st;
+    shmemx_cache_stats(c, &st);
+    CHECK(st.hits > 0 && st.misses > 0 && st.bytes_saved >= 1000 * sizeof(long),
+          "cache stats: %llu hits, %llu misses, %llu saved", (unsigned long long)st.hits,
+          (unsigned long long)st.misses, (unsigned long long)st.bytes_saved);
+    long mark = -1 - me; /* each PE writes its own slot of the peer's array */
+    shmemx_cache_putmem(c, a + 2000 + me, &mark, sizeof mark, peer);
+    shmemx_cache_getmem(c, buf, a + 2000 + me, sizeof(long), peer);
+    CHECK(buf[0] == mark, "cache write-through: %ld", buf[0]);
+    shmem_barrier_all();
+    int from = (me + n - n / 2) % n; /* the PE whose peer I am */
+    CHECK(a[2000 + from] == -1 - from, "cache put from PE %d landed as %ld", from, a[2000 + from]);
+    a[150] = -7; /* seen by my readers after the barrier */
+    shmem_barrier_all();
+    shmemx_cache_getmem(c, buf, a + 150, sizeof(long), peer);
+    CHECK(buf[0] == -7, "cache after barrier: %ld, want -7", buf[0]);
+    shmemx_cache_invalidate_range(c, a + 150, sizeof(long), peer);
+    shmemx_cache_refresh(c);
+    shmemx_cache_invalidate(c);
+    shmemx_cache_getmem(c, buf, a + 151, sizeof(long), peer);
+    CHECK(buf[0] == peer * 1000000L + 151, "cache after invalidate: %ld", buf[0]);
+    shmemx_cache_destroy(c);
+    free(buf);
+    shmem_barrier_all();
+    shmem_free(a);
+}
+
+/* Lazy arrays: a PE of the other host reads never-filled blocks (computed
+ * there, nothing committed on the owner), then the owner's own touches open
+ * them to the network: plain gets, shmemx_lazy_get and dist_get/put see the
+ * owner's memory. */
+static void dist_lazy(int me, int n)
+{
+    size_t per = (size_t)sysconf(_SC_PAGESIZE) / sizeof(long), N = 4 * per;
+    int peer = (me + n / 2) % n;
+    long *z = shmemx_lazy_alloc(N, sizeof(long), 0, SHMEMX_FILL_ELEM(lfill, NULL));
+    long *buf = malloc(N * sizeof(long));
+    shmemx_lazy_get(buf, z, N * sizeof(long), peer); /* nothing filled yet: computed here */
+    for (size_t i = 0; i < N; i++)
+        if (buf[i] != (long)i * 3 + peer * 100000) {
+            CHECK(0, "lazy_get (computed) [%zu] = %ld", i, buf[i]);
+            break;
+        }
+    shmemx_lazy_info_t info;
+    CHECK(shmemx_lazy_info(z, &info) == 0 && info.computed_reads >= 4, "lazy computed_reads");
+    shmem_barrier_all();
+    CHECK(info.ready == 0, "lazy: %zu blocks ready before any owner touched", info.ready);
+    z[0] += 1;                                /* a fault: this block is filled and open */
+    shmemx_lazy_touch(z + per, per * sizeof(long), me); /* and this one */
+    shmem_barrier_all();
+    shmemx_lazy_touch(z, sizeof(long), peer); /* open on the peer: nothing to do */
+    shmem_getmem(buf, z, 2 * per * sizeof(long), peer);
+    CHECK(buf[0] == peer * 100000 + 1 && buf[per] == (long)per * 3 + peer * 100000,
+          "lazy plain get of opened blocks: %ld %ld", buf[0], buf[per]);
+    shmemx_lazy_get(buf, z, N * sizeof(long), peer);
+    CHECK(buf[0] == peer * 100000 + 1 && buf[N - 1] == (long)(N - 1) * 3 + peer * 100000,
+          "lazy_get mixed: %ld %ld", buf[0], buf[N - 1]);
+    /* A block the owner never touched: touched from here, the owner fills and
+     * opens it (its opener thread), then plain RMA reaches it. */
+    shmemx_lazy_touch(z + 2 * per, sizeof(long), peer);
+    shmem_long_atomic_add(z + 2 * per + 1, 1000, peer);
+    shmem_getmem(buf, z + 2 * per, 2 * sizeof(long), peer);
+    CHECK(buf[0] == (long)(2 * per) * 3 + peer * 100000 &&
+          buf[1] == (long)(2 * per + 1) * 3 + peer * 100000 + 1000,
+          "lazy block touched from another node: %ld %ld", buf[0], buf[1]);
+    shmem_barrier_all();
+    CHECK(z[2 * per + 1] == (long)(2 * per + 1) * 3 + me * 100000 + 1000,
+          "lazy: my block 2 after the remote add: %ld", z[2 * per + 1]);
+    /* The read cache over a block nobody filled: computed, nothing committed. */
+    shmemx_cache_t c = shmemx_cache_create(64 << 10, 4096, SHMEMX_CACHE_MANUAL);
+    shmemx_cache_getmem(c, buf, z + 3 * per, per * sizeof(long), peer);
+    CHECK(buf[5] == (long)(3 * per + 5) * 3 + peer * 100000, "cache over lazy: %ld", buf[5]);
+    shmemx_cache_destroy(c);
+    shmem_barrier_all();
+    CHECK(shmemx_lazy_info(z, &info) == 0 && info.ready == 3, "lazy: %zu blocks ready", info.ready);
+    shmem_barrier_all();
+    /* A plain get of a block nobody touched (over TCP the owner's transport
+     * thread faults on it and fills it; docs/placement.md) */
+    shmem_getmem(buf, z + 3 * per, per * sizeof(long), peer);
+    CHECK(buf[per - 1] == (long)(4 * per - 1) * 3 + peer * 100000, "lazy plain get of a "
+          "never-touched block on the other host: %ld", buf[per - 1]);
+    shmem_barrier_all();
+    shmemx_lazy_free(z);
+    /* A lazy distributed array: get of everything (computed where not filled),
+     * put into blocks the owners opened. */
+    shmemx_dist_t d = shmemx_dist_create_lazy(N, sizeof(long), SHMEMX_LAYOUT_BLOCK, 0,
+                                              SHMEMX_FILL_ELEM(dfill, NULL));
+    long *all = malloc(N * sizeof(long)), sum = 0, want = 0;
+    shmemx_dist_get(d, all, 0, N);
+    for (size_t i = 0; i < N; i++) sum += all[i], want += dval(i);
+    CHECK(sum == want, "lazy dist_get checksum %ld, want %ld", sum, want);
+    shmem_barrier_all(); /* the puts below open the blocks they reach, on either host */
+    size_t lo = N * (size_t)me / (size_t)n, hi = N * (size_t)(me + 1) / (size_t)n;
+    for (size_t i = lo; i < hi; i++) all[i - lo] = dval(i) + 1;
+    shmemx_dist_put(d, lo, all, hi - lo);
+    shmem_barrier_all();
+    shmemx_dist_get(d, all, 0, N);
+    sum = 0;
+    for (size_t i = 0; i < N; i++) sum += all[i];
+    CHECK(sum == want + (long)N, "lazy dist put/get checksum %ld, want %ld", sum, want + (long)N);
+    shmem_barrier_all();
+    shmemx_dist_destroy(d);
+    free(all);
+    free(buf);
+}
+
+/* The arena: blocks in the parts of PEs of both hosts, written and read
+ * through global pointers, freed by another PE than the allocator;
+ * contention on one part from every PE. */
+static void dist_arena(int me, int n)
+{
+    enum { PER = 16 };
+    shmemx_arena_t a = shmemx_arena_create(64 << 10);
+    shmemx_gptr_t *g = shmem_calloc((size_t)n * PER, sizeof *g); /* on PE 0: everyone's */
+    int peer = (me + n / 2) % n;
+    long v[8], back[8];
+    for (int k = 0; k < PER; k++) { /* contention: every PE allocates on PE 0 and the peer */
+        int pe = k % 2 ? peer : 0;
+        shmemx_gptr_t p = shmemx_arena_alloc(a, sizeof v + (size_t)k, pe);
+        CHECK(p != SHMEMX_GPTR_NULL && shmemx_gptr_pe(p) == pe, "arena_alloc on PE %d", pe);
+        for (int i = 0; i < 8; i++) v[i] = me * 1000 + k * 10 + i;
+        shmemx_gptr_put(p, v, sizeof v);
+        CHECK((shmemx_gptr_local(p) == NULL) == (shmem_ptr(g, pe) == NULL), "gptr_local");
+        shmem_uint64_p(&g[me * PER + k], p, 0);
+    }
+    shmem_barrier_all();
+    shmemx_arena_stats_t st;
+    shmemx_arena_stats(a, me, &st);
+    int mine = 0; /* blocks on me: PE 0 gets n * PER / 2 from the even k, and peers */
+    for (int q = 0; q < n; q++)
+        for (int k = 0; k < PER; k++) mine += (k % 2 ? (q + n / 2) % n : 0) == me;
+    CHECK((int)st.blocks == mine, "arena_stats: %zu blocks on PE %d, want %d", st.blocks, me, mine);
+    shmem_barrier_all();
+    /* Check and free the blocks of the PE to my left: another PE than their allocator. */
+    int left = (me + n - 1) % n;
+    for (int k = 0; k < PER; k++) {
+        shmemx_gptr_t p = shmem_uint64_g(&g[left * PER + k], 0);
+        shmemx_gptr_get(back, p, sizeof back);
+        CHECK(back[0] == left * 1000 + k * 10 && back[7] == left * 1000 + k * 10 + 7,
+              "arena block %d of PE %d: %ld %ld", k, left, back[0], back[7]);
+        shmemx_arena_free(a, p);
+    }
+    shmem_barrier_all();
+    shmemx_arena_stats(a, (me + 1) % n, &st);
+    CHECK(st.used == 0 && st.blocks == 0 && st.free == st.size && st.largest_free + 16 == st.size,
+          "arena after free on PE %d: used %zu blocks %zu free %zu of %zu", (me + 1) % n, st.used,
+          st.blocks, st.free, st.size);
+    shmem_barrier_all();
+    shmem_free(g);
+    shmemx_arena_destroy(a);
+    /* Exhaustion of a part on the other host: its allocator (the only one)
+     * gets NULL when it is full, and every block back. */
+    a = shmemx_arena_create(4096);
+    shmemx_gptr_t blk[64];
+    int got = 0;
+    while (got < 64 && (blk[got] = shmemx_arena_alloc(a, 100, peer)) != SHMEMX_GPTR_NULL) got++;
+    shmemx_arena_stats(a, peer, &st);
+    CHECK(got > 16 && got < 64 && (int)st.blocks == got && st.largest_free < 100,
+          "arena exhaustion on PE %d: %d blocks, stats %zu blocks, largest free %zu", peer, got,
+          st.blocks, st.largest_free);
+    while (got) shmemx_arena_free(a, blk[--got]);
+    shmemx_arena_stats(a, peer, &st);
+    CHECK(st.blocks == 0 && st.largest_free + 16 == st.size, "arena after freeing all on PE %d",
+          peer);
+    shmem_barrier_all();
+    shmemx_arena_destroy(a);
+}
+
+/* distfail: PE 0 frees a block of the other host's part twice: the job
+ * stops with the arena's one line naming the PE. */
+static void distfail(int n)
+{
+    shmemx_arena_t a = shmemx_arena_create(4096);
+    if (shmem_my_pe() == 0) {
+        shmemx_gptr_t g = shmemx_arena_alloc(a, 64, n - 1);
+        shmemx_arena_free(a, g);
+        shmemx_arena_free(a, g);
+        printf("mn_prog: double free not detected\n");
+    }
+    shmem_barrier_all();
+    shmemx_arena_destroy(a);
+}
+
+/* MN_TIMES=1: what each call costs from PE 0 on its own part, a part on its
+ * node and one on the other host (the figures in docs/placement.md). */
+static void dist_times(int me, int n)
+{
+    shmemx_arena_t a = shmemx_arena_create(1 << 20);
+    int targets[3] = { me, (me + 1) % (n / 2) + (me / (n / 2)) * (n / 2), (me + n / 2) % n };
+    const char *names[3] = { "own", "same-node", "other-node" };
+    shmem_barrier_all();
+    if (me == 0)
+        for (int t = 0; t < 3; t++) {
+            double t0 = now_s();
+            for (int i = 0; i < 200; i++) shmemx_arena_free(a, shmemx_arena_alloc(a, 64, targets[t]));
+            printf("TIME arena alloc+free %s part: %.2f us\n", names[t], (now_s() - t0) / 200 * 1e6);
+        }
+    shmem_barrier_all();
+    shmemx_arena_destroy(a);
+    size_t per = 4096 / sizeof(long);
+    long *z = shmemx_lazy_alloc(600 * per, sizeof(long), 0, SHMEMX_FILL_ELEM(lfill, NULL));
+    long buf[512];
+    if (me == 0)
+        for (int t = 1; t < 3; t++) {
+            double t0 = now_s();
+            for (int i = 0; i < 200; i++) shmemx_lazy_touch(z + (size_t)(t * 200 + i) * per, 8, targets[t]);
+            printf("TIME lazy_touch %s block: %.2f us\n", names[t], (now_s() - t0) / 200 * 1e6);
+            t0 = now_s();
+            for (int i = 0; i < 200; i++) shmemx_lazy_get(buf, z + (size_t)(i) * per, 4096, targets[t]);
+            printf("TIME lazy_get %s never-filled 4 KiB: %.2f us\n", names[t], (now_s() - t0) / 200 * 1e6);
+            t0 = now_s();
+            for (int i = 0; i < 200; i++) shmemx_lazy_get(buf, z + (size_t)(t * 200 + i) * per, 4096, targets[t]);
+            printf("TIME lazy_get %s open 4 KiB: %.2f us\n", names[t], (now_s() - t0) / 200 * 1e6);
+        }
+    shmem_barrier_all();
+    shmemx_lazy_free(z);
+    long *c = shmem_calloc(1 << 16, sizeof(long));
+    shmem_barrier_all();
+    if (me == 0)
+        for (int t = 1; t < 3; t++) {
+            double t0 = now_s();
+            for (int i = 0; i < 200; i++) shmem_getmem(buf, c, 8, targets[t]);
+            printf("TIME shmem_getmem 8 B %s: %.2f us\n", names[t], (now_s() - t0) / 200 * 1e6);
+        }
+    if (me == 0)
+        for (int t = 1; t < 3; t++) {
+            shmemx_cache_t ca = shmemx_cache_create(1 << 20, 4096, SHMEMX_CACHE_MANUAL);
+            double t0 = now_s();
+            for (int i = 0; i < 50; i++) shmemx_cache_getmem(ca, buf, c + i * 512, 8, targets[t]);
+            double miss = (now_s() - t0) / 50 * 1e6;
+            t0 = now_s();
+            for (int i = 0; i < 50; i++) shmemx_cache_getmem(ca, buf, c + i * 512, 8, targets[t]);
+            printf("TIME cache %s: miss (4 KiB line) %.2f us, hit %.3f us\n", names[t], miss, (now_s() - t0) / 50 * 1e6);
+            shmemx_cache_destroy(ca);
+        }
+    shmem_barrier_all();
+    shmem_free(c);
+}
+
+/* Strategies 1 and 2 on a plain symmetric array, then the rest. */
+static void dist(int me, int n)
+{
+    long *s = shmem_malloc(500 * sizeof(long));
+    shmemx_init_root(s, 500, sizeof(long), SHMEMX_FILL_ELEM(dfill, NULL), n - 1);
+    CHECK(s[0] == dval(0) && s[499] == dval(499), "init_root: %ld %ld", s[0], s[499]);
+    shmemx_init_local(s, 500, sizeof(long), SHMEMX_FILL_ELEM(lfill, NULL));
+    long x = shmem_long_g(&s[42], (me + n / 2) % n);
+    CHECK(x == 42 * 3 + ((me + n / 2) % n) * 100000, "init_local seen remotely: %ld", x);
+    shmem_barrier_all();
+    shmem_free(s);
+    dist_layout(me, n, SHMEMX_LAYOUT_BLOCK, "block");
+    dist_layout(me, n, SHMEMX_LAYOUT_CYCLIC, "cyclic");
+    dist_layout(me, n, SHMEMX_LAYOUT_BLOCK_CYCLIC(3), "block-cyclic(3)");
+    dist_layout(me, n, SHMEMX_LAYOUT_USER(user_owner, NULL), "user");
+    dist_halo(me, n);
+    dist_cache(me, n);
+    dist_lazy(me, n);
+    dist_arena(me, n);
+    if (getenv("MN_TIMES")) dist_times(me, n);
+}
+
 /* The uid start-up (see the top), or shmem_init. */
 static void start(void)
 {
@@ -640,16 +1073,20 @@ int main(int argc, char **argv)
         if (me == 0 && *probe == 0 && !fails)
             printf("mn_prog: coll ok, %d PEs, %d remote\n", n, remote);
         if (me == 0 && *probe) fprintf(stderr, "mn_prog: %d check(s) failed\n", *probe);
-    } else if (!strcmp(mode, "aset") || !strcmp(mode, "selftest")) {
+    } else if (!strcmp(mode, "aset") || !strcmp(mode, "selftest") || !strcmp(mode, "dist")) {
         CHECK(remote > 0 && remote < n, "%d of %d PEs have no shmem_ptr: not on two hosts",
               remote, n);
         if (mode[0] == 'a') aset(n);
+        else if (mode[0] == 'd') dist(me, n);
         else selftest(me, n);
         shmem_int_atomic_fetch_add(probe, fails, 0);
         shmem_barrier_all();
         if (me == 0 && *probe == 0 && !fails)
             printf("mn_prog: %s ok, %d PEs, %d remote\n", mode, n, remote);
         if (me == 0 && *probe) fprintf(stderr, "mn_prog: %d check(s) failed\n", *probe);
+    } else if (!strcmp(mode, "distfail")) {
+        distfail(n);
+        return 3;
     } else if (!strcmp(mode, "mismatch")) {
         /* PE `odd` (argv[3]) allocates another size: its leader or the next
          * node's leader must stop the job with both calls named */

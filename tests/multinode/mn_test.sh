@@ -20,6 +20,15 @@
 #   aset  mn_prog aset: the deprecated active-set routines (shmem_barrier,
 #         broadcast64, fcollect64, collect64, alltoall64, long_sum_to_all
 #         with pSync) across hosts; must print one "aset ok" line
+#   dist  mn_prog dist: every shmemx_dist call (layouts and owner lookup,
+#         range get/put, init strategies, halo exchange, read cache, lazy
+#         arrays, the arena) on the world spanning the hosts, checked against
+#         values computed locally; must print one "dist ok" line; then a
+#         block of the other host's arena part freed twice: one line naming it
+#   dist_examples  the examples/dist_* programs across the hosts, each must
+#         exit 0 and print its ": ok" line
+#   heat2d  examples/heat2d across the hosts: the checksum of a one-PE run,
+#         bitwise
 #   selftest  mn_prog selftest with SHMEM_SELFTEST=1: every allocation is
 #         self-tested across hosts; must print "selftest ok" and the
 #         self-test's summary (all passed)
@@ -192,21 +201,53 @@ no_procs() { # nothing with our marker and nothing in the namespaces, within 5 s
     done
 }
 
-case_rma() {
-    mpi 0 "$PROG" rma "$MARK"
-    expect_lines 1 "^mn_prog: rma ok, $((2 * K)) PEs, $K remote"
+# mn_prog MODE checks itself: exit 0 and one "MODE ok" line from PE 0.
+case_ok() {
+    mpi 0 "$PROG" "$1" "$MARK"
+    expect_lines 1 "^mn_prog: $1 ok, $((2 * K)) PEs, $K remote"
+    no_procs
+}
+case_rma() { case_ok rma; }
+case_coll() { case_ok coll; }
+case_aset() { case_ok aset; }
+case_dist() {
+    ENVS=(${MN_TIMES:+MN_TIMES=1})
+    case_ok dist
+    ENVS=()
+    mpi nz "$PROG" distfail "$MARK"
+    expect_lines 0 "double free not detected"
+    [ "$(lines "shmemx_arena_free: 0x[0-9a-f]+ on PE $((2 * K - 1)) is not a live block of this arena")" -ge 1 ] ||
+        fail "the double free on the other host was not reported: $(head -c 3000 "$T/out" "$T/err")"
     no_procs
 }
 
-case_coll() {
-    mpi 0 "$PROG" coll "$MARK"
-    expect_lines 1 "^mn_prog: coll ok, $((2 * K)) PEs, $K remote"
-    no_procs
+# The placement examples (examples/dist_*) with their PEs on both hosts: each
+# checks itself and says ": ok".
+case_dist_examples() {
+    local ex
+    for ex in dist_init_local dist_init_root dist_init_distributed dist_init_lazy dist_halo1d \
+              dist_cache dist_arena "dist_layouts block" "dist_layouts cyclic" \
+              "dist_layouts blockcyclic" "dist_layouts user"; do
+        [ -x "$B/examples/${ex%% *}" ] || skip "examples/${ex%% *} is not built (SYMHEAP_EXAMPLES off?)"
+        # shellcheck disable=SC2086 # "dist_layouts block": program and argument
+        mpi 0 $B/examples/$ex "$MARK"
+        [ "$(lines ': ok')" -ge 1 ] || fail "$ex printed no ': ok' line: $(head -c 2000 "$T/out" "$T/err")"
+        no_procs
+    done
 }
 
-case_aset() {
-    mpi 0 "$PROG" aset "$MARK"
-    expect_lines 1 "^mn_prog: aset ok, $((2 * K)) PEs, $K remote"
+# examples/heat2d (halo exchange + owner computes) with its PEs on both hosts
+# gives the checksum of a one-PE run, bitwise (it also checks each cell
+# against its own serial run).
+case_heat2d() {
+    local args=(200 152 120) one many
+    [ -x "$B/examples/heat2d" ] || skip "examples/heat2d is not built (SYMHEAP_EXAMPLES off?)"
+    one=$(SHMEM_BOOTSTRAP=single "$B/examples/heat2d" "${args[@]}" | grep -o 'checksum=[^;]*')
+    [ -n "$one" ] || fail "the one-PE heat2d run printed no checksum"
+    mpi 0 "$B/examples/heat2d" "${args[@]}" "$MARK"
+    many=$(grep -o 'checksum=[^;]*' "$T/out")
+    [ "$one" = "$many" ] || fail "heat2d with $((2 * K)) PEs on two hosts gave '$many', one PE '$one'"
+    expect_lines 1 "^heat2d: .* $((2 * K)) PEs .*vs single-PE run: bitwise equal"
     no_procs
 }
 

@@ -257,6 +257,7 @@ static void check_range(const char *fn, shmemx_dist_t d, const void *buf, size_t
 static void xfer(shmemx_dist_t d, int is_put, char *mine, size_t l, size_t nel, int p)
 {
     size_t off = l * d->elem, n = nel * d->elem;
+    if (is_put && d->lazy) shmi_lazy_open(d->lazy, off, n, p);
     if (is_put) shmem_putmem(d->local + off, mine, n, p);
     else if (d->lazy) shmi_lazy_read(d->lazy, mine, off, n, p);
     else shmem_getmem(mine, d->local + off, n, p);

@@ -4,7 +4,11 @@
  * Lines of line_bytes (a power of two), tagged (pe, line address), in a
  * 4-way set-associative table with LRU replacement; all private memory.
  * A miss fetches the whole line with one shmem_getmem (clipped to the
- * symmetric segment), a hit is a memcpy.
+ * symmetric segment), a hit is a memcpy.  Whether the peer is on this node or
+ * another one only changes what a miss costs (a memcpy, or a network round
+ * trip: the cache pays off most across nodes).  Lines inside lazy arrays are
+ * read as shmemx_lazy_get reads them: never-filled blocks computed here, so a
+ * miss never faults a block in on another node.
  *
  * Staleness: SHMEMX_CACHE_UNTIL_BARRIER stamps each line with the world
  * team's barrier count (team.h: every shmem_barrier_all, shmem_sync_all and
@@ -105,7 +109,7 @@ static void fetch(shmemx_cache_t c, struct line *l, uintptr_t a, uintptr_t in, i
         if (lo < tp->seg[s].base) lo = tp->seg[s].base;
         if (hi > tp->seg[s].base + tp->seg[s].size) hi = tp->seg[s].base + tp->seg[s].size;
     }
-    shmem_getmem(data_of(c, l) + (lo - a), (void *)lo, hi - lo, pe);
+    shmi_lazy_getmem(data_of(c, l) + (lo - a), (void *)lo, hi - lo, pe); /* lazy-aware */
     *l = (struct line){ a, pe, barriers(), ++c->clock, lo - a, hi - a };
     c->st.bytes_fetched += hi - lo;
 }

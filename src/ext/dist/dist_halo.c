@@ -14,7 +14,10 @@
  *   1. tell each neighbour "my block is final for e": set its arrive[dir] = e;
  *   2. wait until every neighbour said so (my arrive[dir] >= e);
  *   3. copy each neighbour's border into my ghosts (load/store through
- *      shmem_ptr on one node, else one get per row);
+ *      shmem_ptr on one node; a neighbour on another node: one non-blocking
+ *      get per ghost row, all directions issued at once, then one
+ *      shmem_quiet, so an exchange costs about one network round trip plus
+ *      the rows' transfer instead of a round trip per row);
  *   4. tell each neighbour "done reading you": set its done[dir] = e;
  *   5. wait for every neighbour's done, so on return I may overwrite my block.
  * Flags are per direction, so two directions may name the same PE (periodic
@@ -41,6 +44,7 @@ struct shmemx_halo_s {
     shmemx_halo_box_t me;
     int nb[NDIR];        /* neighbour PE per direction, or -1 */
     char *nbmem[NDIR];   /* neighbour's buffer as mapped here (NULL: use gets) */
+    int remote;          /* some neighbour is on another node */
 };
 
 
@@ -107,6 +111,7 @@ static void find_neighbours(struct shmemx_halo_s *h)
         }
         h->nb[d] = r * h->pc + c;
         h->nbmem[d] = shmem_ptr(h->buf, h->nb[d]);
+        h->remote |= !h->nbmem[d];
     }
 }
 
@@ -227,7 +232,7 @@ static void copy_dir(struct shmemx_halo_s *h, int d)
         char *dst = h->origin + ((r0 + (ptrdiff_t)i) * (ptrdiff_t)h->pitch + c0) * (ptrdiff_t)e;
         char *src = src0 + i * h->pitch * e;
         if (h->nbmem[d]) memcpy(dst, h->nbmem[d] + (src - h->buf), bytes);
-        else shmem_getmem(dst, src, bytes, q);
+        else shmem_getmem_nbi(dst, src, bytes, q); /* completed by the caller's quiet */
     }
 }
 
@@ -242,6 +247,7 @@ void shmemx_halo_exchange(shmemx_halo_t h)
         if (h->nb[d] >= 0) shmem_uint64_wait_until(&arrive[d], SHMEM_CMP_GE, e);
     for (int d = 0; d < NDIR; d++)
         if (h->nb[d] >= 0) copy_dir(h, d);
+    if (h->remote) shmem_quiet(); /* the gets from other nodes have landed */
     for (int d = 0; d < NDIR; d++)
         if (h->nb[d] >= 0) shmem_uint64_atomic_set(&done[OPP(d)], e, h->nb[d]);
     for (int d = 0; d < NDIR; d++)
@@ -258,8 +264,9 @@ void shmemx_halo_gather(shmemx_halo_t h, void *dest)
     for (int q = 0; q < shmi_g.npes; q++) {
         shmemx_halo_box_t b;
         box_of(h, q, &b);
-        for (size_t i = 0; i < b.nrows; i++)
-            shmem_getmem(out + ((b.row0 + i) * h->gc + b.col0) * h->elem,
-                         h->origin + i * h->pitch * h->elem, b.ncols * h->elem, q);
+        for (size_t i = 0; i < b.nrows; i++) /* non-blocking: across nodes the rows overlap */
+            shmem_getmem_nbi(out + ((b.row0 + i) * h->gc + b.col0) * h->elem,
+                             h->origin + i * h->pitch * h->elem, b.ncols * h->elem, q);
     }
+    shmem_quiet();
 }

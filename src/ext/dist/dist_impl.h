@@ -44,6 +44,12 @@ void *shmi_lazy_create(const char *fn, size_t nelems, size_t elem, size_t block_
                        const shmemx_fill_t *fill, const struct shmemx_dist_s *d,
                        struct shmi_lazy **out);
 void shmi_lazy_destroy(const char *fn, struct shmi_lazy *lz);
+/* Before the transport reaches nbytes at byte offset off of PE pe's copy:
+ * when pe is on another node, have it fill and open those blocks (waits). */
+void shmi_lazy_open(struct shmi_lazy *lz, size_t off, size_t nbytes, int pe);
+/* shmem_getmem of any symmetric range, the parts inside lazy arrays read as
+ * shmemx_lazy_get reads them (never faults a block in on another node). */
+void shmi_lazy_getmem(void *dest, const void *sym, size_t nbytes, int pe);
 /* shmemx_lazy_get on lz: nbytes at byte offset off of PE pe's copy. */
 void shmi_lazy_read(struct shmi_lazy *lz, void *dest, size_t off, size_t nbytes, int pe);
 

@@ -31,6 +31,32 @@
  * (shmemx_dist_get does): a block that is not READY is computed into the
  * reader's buffer (fill-on-read) and the owner's state is left alone.
  *
+ * Across nodes (issue 16): a PE of another node has no view of our copy
+ * (shmem_ptr is NULL) and the transport reaches our memory at the symmetric
+ * address, through our own view: a never-opened block there is PROT_NONE
+ * (a fault in UCX's thread, or EFAULT in a socket call), and only we can
+ * change our own protection.  So the owner's view gets a state of its own:
+ * OPEN (filled, and read-write in the owner's view: the fault handler and
+ * shmemx_lazy_touch on the owner set it).  A PE of another node
+ *   - reads (shmemx_lazy_get, shmemx_dist_get): OPEN blocks with a get,
+ *     never-filled ones computed here (fill-on-read, as on one node),
+ *     READY-but-closed ones after asking the owner to open them;
+ *   - writes or touches (shmemx_lazy_touch, shmemx_dist_put): asks the owner
+ *     to fill and open the blocks (remote_open: a fetch-or of LAZY_WANT into
+ *     each block's state word, one atomic increment of the array's doorbell,
+ *     then it polls the state words until OPEN).  The owner's opener thread,
+ *     started while some lazy array spans nodes, sees the doorbell move,
+ *     fills (claiming as any filler does) and opens every wanted block; the
+ *     owner's program is not interrupted.  Cost: a network round trip per
+ *     block plus up to 1 ms for an idle opener to look.
+ * A plain shmem_getmem/putmem/atomic from another node on a block its
+ * owner never opened is the transport's business: over TCP the owner's UCX
+ * thread touches the page, faults, and this handler fills and opens the
+ * block there (that thread keeps SIGSEGV unblocked); an RDMA NIC reads and
+ * writes the pages without a fault, so call shmemx_lazy_touch(sym, n, pe)
+ * first (docs/placement.md).  The filler's tag keeps a LAZY_WANT made
+ * meanwhile, so no request is lost.
+ *
  * Signal safety: the handler uses only atomics, memcpy/memset, mprotect,
  * gettid and sched_yield, plus the user's fill (documented: it must be
  * async-signal-safe).  It is installed at the first lazy array with
@@ -53,22 +79,32 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
-enum { LAZY_EMPTY = 0, LAZY_READY = 1 }; /* else FILLING: filler's tid + 2 */
+/* READY: filled; OPEN: filled and the owner's own view of it is read-write,
+ * so the transport may reach it from another node.  Else FILLING: the
+ * filler's tid + 3.  Any of them may carry LAZY_WANT: a PE of another node
+ * asked the owner to open the block (see "Across nodes"). */
+enum { LAZY_EMPTY = 0, LAZY_READY = 1, LAZY_OPEN = 2 };
+#define LAZY_WANT ((uint64_t)1 << 63)
 #define LAZY_MAX 256                     /* live lazy arrays per program */
 
 struct shmi_lazy {
     char *base;                         /* symmetric: our copy */
     size_t len, block, nblocks;         /* bytes, bytes, count */
     size_t nelems, elem;                /* elements per copy (largest part), bytes */
-    uint64_t *state;                    /* symmetric [nblocks] */
-    char **view;                        /* [npes] PE p's copy as mapped here */
-    uint64_t **pstate;                  /* [npes] PE p's state words as mapped here */
-    char **alias;                       /* [npes] writable second mapping of view[p] */
+    uint64_t *state;                    /* symmetric [nblocks + 1]: the last word is the
+                                           doorbell PEs of other nodes ring */
+    char **view;                        /* [npes] PE p's copy as mapped here (NULL: p is
+                                           on another node) */
+    uint64_t **pstate;                  /* [npes] PE p's state words as mapped here, or NULL */
+    char **alias;                       /* [npes] writable second mapping of view[p], or NULL */
     const struct shmemx_dist_s *dist;   /* local -> global index, or NULL */
     shmemx_fill_t fill;
     int npes, me;
+    int spans;                          /* some PE is on another node */
+    uint64_t bell_seen;                 /* the opener thread's last doorbell value */
     uint64_t fills, faults, computed;   /* atomic counters */
 };
 
@@ -113,7 +149,17 @@ static void populate(char *p, size_t n, int write)
 #endif
 }
 
-static uint64_t filler_tag(void) { return (uint64_t)syscall(SYS_gettid) + 2; }
+static uint64_t filler_tag(void) { return (uint64_t)syscall(SYS_gettid) + 3; }
+
+static uint64_t bare(uint64_t s) { return s & ~LAZY_WANT; }
+static int filled(uint64_t s) { return bare(s) == LAZY_READY || bare(s) == LAZY_OPEN; }
+
+/* State of block k of PE p: through the mapping, or a remote atomic read. */
+static uint64_t state_of(const struct shmi_lazy *lz, int p, size_t k)
+{
+    if (lz->pstate[p]) return __atomic_load_n(&lz->pstate[p][k], __ATOMIC_ACQUIRE);
+    return shmem_uint64_atomic_fetch(&lz->state[k], p);
+}
 
 /* The handler may end the process only through here: shmi_fatal formats with
  * vsnprintf, which is not on the async-signal-safe list, but with these
@@ -124,17 +170,42 @@ static _Noreturn void lazy_fatal_block(struct shmi_lazy *lz, int p, size_t k, co
                (void *)lz->base, k, p, (void *)(lz->view[p] + k * lz->block), why);
 }
 
+/* Blocks [k0, k1] of PE p, on another node, OPEN: the transport may then
+ * reach them.  Only p can make its own view read-write, so we ask: LAZY_WANT
+ * on each block that is not open, one ring of p's doorbell, and p's opener
+ * thread fills and opens them (p's program is not interrupted); we wait. */
+static void remote_open(struct shmi_lazy *lz, int p, size_t k0, size_t k1)
+{
+    int asked = 0;
+    for (size_t k = k0; k <= k1; k++) /* fetching: complete before the ring */
+        asked |= bare(shmem_uint64_atomic_fetch_or(&lz->state[k], LAZY_WANT, p)) != LAZY_OPEN;
+    if (!asked) return;
+    shmem_uint64_atomic_inc(&lz->state[lz->nblocks], p);
+    for (size_t k = k0; k <= k1; k++)
+        for (unsigned spins = 0; bare(state_of(lz, p, k)) != LAZY_OPEN; spins++)
+            if (spins > 16) {
+                struct timespec t = { 0, 20 * 1000 };
+                nanosleep(&t, NULL);
+            }
+}
+
 /* Make block k of PE p's copy READY: fill it here if nobody has, else wait
- * for whoever is filling it (another thread or PE). */
+ * for whoever is filling it (another thread or PE).  On another node: OPEN,
+ * filled by p. */
 static void block_ready(struct shmi_lazy *lz, int p, size_t k)
 {
+    if (!lz->pstate[p]) {
+        remote_open(lz, p, k, k);
+        return;
+    }
     uint64_t *st = &lz->pstate[p][k], mine = 0;
     for (unsigned spins = 0;; spins++) {
         uint64_t s = __atomic_load_n(st, __ATOMIC_ACQUIRE);
-        if (s == LAZY_READY) return;
+        if (filled(s)) return;
         if (!mine) mine = filler_tag();
-        if (s == LAZY_EMPTY) {
-            if (__atomic_compare_exchange_n(st, &s, mine, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+        if (bare(s) == LAZY_EMPTY) { /* claim it, keeping a request */
+            if (__atomic_compare_exchange_n(st, &s, mine | (s & LAZY_WANT), 0, __ATOMIC_ACQ_REL,
+                                            __ATOMIC_ACQUIRE)) {
                 size_t per = lz->block / lz->elem, e0 = k * per;
                 size_t e1 = shmi_min(e0 + per, data_elems(lz, p));
                 char *out = lz->alias[p] + k * lz->block;
@@ -142,17 +213,36 @@ static void block_ready(struct shmi_lazy *lz, int p, size_t k)
                     populate(out, (e1 - e0) * lz->elem, 1);
                     fill_elems(lz, p, e0, e1, out, 0);
                 }
-                __atomic_store_n(st, LAZY_READY, __ATOMIC_RELEASE);
+                /* READY, keeping a request made meanwhile (the opener must see it) */
+                for (s = __atomic_load_n(st, __ATOMIC_RELAXED);
+                     !__atomic_compare_exchange_n(st, &s, LAZY_READY | (s & LAZY_WANT), 0,
+                                                  __ATOMIC_RELEASE, __ATOMIC_RELAXED);) {}
                 __atomic_fetch_add(&lz->fills, 1, __ATOMIC_RELAXED);
                 return;
             }
             continue;
         }
-        if (s == mine)
+        if (bare(s) == mine)
             lazy_fatal_block(lz, p, k, "the fill function touched the block it is filling: "
                                        "a lazy array's fill must not read the array itself");
         if (spins > 64) sched_yield(); /* another thread or PE is filling it */
     }
+}
+
+/* Block k of PE p (on this node) filled, and read-write in our view of it.
+ * Our own copy's block is then OPEN: PEs of other nodes may reach it. */
+static void open_block(struct shmi_lazy *lz, int p, size_t k)
+{
+    block_ready(lz, p, k);
+    char *blk = lz->view[p] + k * lz->block;
+    if (mprotect(blk, lz->block, PROT_READ | PROT_WRITE) != 0)
+        lazy_fatal_block(lz, p, k, errno == ENOMEM
+            ? "mprotect: too many memory mappings (vm.max_map_count): use a larger "
+              "block_bytes or raise vm.max_map_count"
+            : "mprotect failed");
+    size_t data = data_elems(lz, p) * lz->elem, at = k * lz->block;
+    if (data > at) populate(blk, shmi_min(lz->block, data - at), 0);
+    if (p == lz->me) __atomic_store_n(&lz->pstate[p][k], LAZY_OPEN, __ATOMIC_RELEASE);
 }
 
 /* ---- The SIGSEGV handler -------------------------------------------------------------- */
@@ -163,18 +253,10 @@ static int lazy_fault(uintptr_t a)
         struct shmi_lazy *lz = __atomic_load_n(&registry[i], __ATOMIC_ACQUIRE);
         if (!lz) continue;
         for (int p = 0; p < lz->npes; p++) {
+            if (!lz->view[p]) continue;
             uintptr_t off = a - (uintptr_t)lz->view[p];
             if (off >= lz->len) continue;
-            size_t k = off / lz->block;
-            block_ready(lz, p, k);
-            char *blk = lz->view[p] + k * lz->block;
-            if (mprotect(blk, lz->block, PROT_READ | PROT_WRITE) != 0)
-                lazy_fatal_block(lz, p, k, errno == ENOMEM
-                    ? "mprotect: too many memory mappings (vm.max_map_count): use a larger "
-                      "block_bytes or raise vm.max_map_count"
-                    : "mprotect failed");
-            size_t data = data_elems(lz, p) * lz->elem, at = k * lz->block;
-            if (data > at) populate(blk, shmi_min(lz->block, data - at), 0);
+            open_block(lz, p, off / lz->block);
             __atomic_fetch_add(&lz->faults, 1, __ATOMIC_RELAXED);
             return 1;
         }
@@ -210,12 +292,81 @@ static void install_handler(const char *fn)
     handler_installed = 1;
 }
 
+/* ---- The opener thread (arrays spanning nodes) ------------------------------------
+ * Serves the requests of PEs on other nodes (remote_open): when an array's
+ * doorbell has moved, every block of our copy marked LAZY_WANT is filled
+ * (if nobody has) and opened in our view.  It only loads our own memory,
+ * fills and calls mprotect: no symheap call, so any thread level will do.
+ * Idle it naps (up to 1 ms): a request waits that long at most for it to
+ * look.  A ring costs a pass over the array's state words (requests are
+ * bits in them, so nothing can overflow).  It runs while at least one array
+ * spans nodes. */
+static pthread_t opener;
+static int spanning;     /* live arrays with a PE on another node (under reg_lock) */
+static int opener_stop;  /* atomic */
+
+static int open_wanted(void) /* under reg_lock */
+{
+    int work = 0;
+    for (int i = 0; i < LAZY_MAX; i++) {
+        struct shmi_lazy *lz = registry[i];
+        if (!lz || !lz->spans) continue;
+        uint64_t bell = __atomic_load_n(&lz->state[lz->nblocks], __ATOMIC_ACQUIRE);
+        if (bell == lz->bell_seen) continue;
+        lz->bell_seen = bell;
+        work = 1;
+        for (size_t k = 0; k < lz->nblocks; k++)
+            if (__atomic_load_n(&lz->state[k], __ATOMIC_ACQUIRE) & LAZY_WANT)
+                open_block(lz, lz->me, k);
+    }
+    return work;
+}
+
+static void *opener_main(void *arg)
+{
+    (void)arg;
+    unsigned idle = 0;
+    while (!__atomic_load_n(&opener_stop, __ATOMIC_ACQUIRE)) {
+        pthread_mutex_lock(&reg_lock);
+        int work = open_wanted();
+        pthread_mutex_unlock(&reg_lock);
+        idle = work ? 0 : idle + 1;
+        if (idle > 64) {
+            struct timespec t = { 0, idle > 2000 ? 1000 * 1000 : 50 * 1000 };
+            nanosleep(&t, NULL);
+        } else if (idle) {
+            sched_yield();
+        }
+    }
+    return NULL;
+}
+
+static void opener_start(const char *fn) /* under reg_lock */
+{
+    if (spanning++) return;
+    sigset_t all, old; /* signals stay with the program's threads, faults excepted (a fill
+                        * may touch another lazy array: its SIGSEGV must reach the handler) */
+    sigfillset(&all);
+    sigdelset(&all, SIGSEGV);
+    sigdelset(&all, SIGBUS);
+    sigdelset(&all, SIGFPE);
+    sigdelset(&all, SIGILL);
+    pthread_sigmask(SIG_BLOCK, &all, &old);
+    __atomic_store_n(&opener_stop, 0, __ATOMIC_RELEASE);
+    int rc = pthread_create(&opener, NULL, opener_main, NULL);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (rc)
+        shmi_fatal("%s: cannot start the thread that opens lazy blocks to other nodes: %s", fn,
+                   strerror(rc));
+}
+
 /* ---- Registry ------------------------------------------------------------------- */
 
 static void reg_add(const char *fn, struct shmi_lazy *lz)
 {
     pthread_mutex_lock(&reg_lock);
     install_handler(fn);
+    if (lz->spans) opener_start(fn);
     int i = 0;
     while (i < LAZY_MAX && registry[i]) i++;
     if (i == LAZY_MAX) {
@@ -232,7 +383,10 @@ static void reg_remove(struct shmi_lazy *lz)
     pthread_mutex_lock(&reg_lock);
     for (int i = 0; i < LAZY_MAX; i++)
         if (registry[i] == lz) __atomic_store_n(&registry[i], NULL, __ATOMIC_RELEASE);
+    int last = lz->spans && --spanning == 0;
+    if (last) __atomic_store_n(&opener_stop, 1, __ATOMIC_RELEASE);
     pthread_mutex_unlock(&reg_lock);
+    if (last) pthread_join(opener, NULL);
 }
 
 /* The lazy array whose copy (symmetric addresses) holds [a, a + n). */
@@ -245,6 +399,18 @@ static struct shmi_lazy *reg_find(const void *a, size_t n)
             return lz;
     }
     return NULL;
+}
+
+/* The live lazy array with the lowest base that overlaps [x, end), or NULL. */
+static struct shmi_lazy *reg_first(uintptr_t x, uintptr_t end)
+{
+    struct shmi_lazy *best = NULL;
+    for (int i = 0; i < LAZY_MAX; i++) {
+        struct shmi_lazy *lz = __atomic_load_n(&registry[i], __ATOMIC_ACQUIRE);
+        uintptr_t b = lz ? (uintptr_t)lz->base : 0;
+        if (lz && b < end && x < b + lz->len && (!best || b < (uintptr_t)best->base)) best = lz;
+    }
+    return best;
 }
 
 /* shmem_free/shmem_realloc on a lazy array would leave its views and handler
@@ -296,9 +462,12 @@ static void map_views(const char *fn, struct shmi_lazy *lz)
     for (int p = 0; p < n; p++) {
         lz->view[p] = shmem_ptr(lz->base, p);
         lz->pstate[p] = shmem_ptr(lz->state, p);
-        if (!lz->view[p] || !lz->pstate[p])
-            shmi_fatal("%s: PE %d's memory is not load/store accessible from here: lazy arrays "
-                       "need every PE on one node", fn, p);
+        if (!lz->view[p] || !lz->pstate[p]) { /* another node: reached through the transport */
+            lz->view[p] = NULL;
+            lz->pstate[p] = NULL;
+            lz->spans = 1;
+            continue;
+        }
         void *a = mremap(lz->view[p], 0, lz->len, MREMAP_MAYMOVE);
         if (a == MAP_FAILED)
             shmi_fatal("%s: cannot map PE %d's copy a second time (mremap of %zu bytes: %s): "
@@ -311,7 +480,7 @@ static void map_views(const char *fn, struct shmi_lazy *lz)
 static void protect_views(const char *fn, struct shmi_lazy *lz, int prot)
 {
     for (int p = 0; p < lz->npes; p++)
-        if (mprotect(lz->view[p], lz->len, prot) != 0)
+        if (lz->view[p] && mprotect(lz->view[p], lz->len, prot) != 0)
             shmi_fatal("%s: mprotect of PE %d's copy (%zu bytes at %p) failed: %s%s", fn, p,
                        lz->len, (void *)lz->view[p], strerror(errno),
                        errno == ENOMEM ? ": raise vm.max_map_count or free lazy arrays" : "");
@@ -352,7 +521,7 @@ void *shmi_lazy_create(const char *fn, size_t nelems, size_t elem, size_t block_
         lz->fill.value = memcpy(v, fill->value, elem);
     }
     lz->base = shmem_align((size_t)sysconf(_SC_PAGESIZE), lz->len);
-    lz->state = lz->base ? shmem_calloc(lz->nblocks, sizeof(uint64_t)) : NULL;
+    lz->state = lz->base ? shmem_calloc(lz->nblocks + 1, sizeof(uint64_t)) : NULL;
     if (!lz->state) { /* heap full: the same on every PE */
         if (lz->base) shmem_free(lz->base);
         lazy_release(lz);
@@ -377,7 +546,8 @@ void shmi_lazy_destroy(const char *fn, struct shmi_lazy *lz)
     shmem_barrier_all(); /* nobody touches it any more */
     protect_views(fn, lz, PROT_READ | PROT_WRITE);
     reg_remove(lz);
-    for (int p = 0; p < lz->npes; p++) munmap(lz->alias[p], lz->len);
+    for (int p = 0; p < lz->npes; p++)
+        if (lz->alias[p]) munmap(lz->alias[p], lz->len);
     (void)madvise(lz->base, lz->len, MADV_REMOVE); /* give the memory back now */
     shmem_free(lz->state);
     shmem_free(lz->base);
@@ -392,7 +562,12 @@ void shmi_lazy_read(struct shmi_lazy *lz, void *dest, size_t off, size_t nbytes,
     while (nbytes) {
         size_t k = off / lz->block, in = off % lz->block;
         size_t n = shmi_min(lz->block - in, nbytes);
-        if (__atomic_load_n(&lz->pstate[pe][k], __ATOMIC_ACQUIRE) == LAZY_READY) {
+        uint64_t s = state_of(lz, pe, k);
+        if (!lz->pstate[pe] && bare(s) == LAZY_READY) { /* filled, not open yet: ask */
+            remote_open(lz, pe, k, k);
+            s = LAZY_OPEN;
+        }
+        if (filled(s)) {
             shmem_getmem(out, lz->base + off, n, pe);
         } else { /* never filled (or being filled): compute the same bytes here */
             size_t e0 = off / lz->elem, e1 = (off + n + lz->elem - 1) / lz->elem;
@@ -411,6 +586,32 @@ void shmi_lazy_read(struct shmi_lazy *lz, void *dest, size_t off, size_t nbytes,
         nbytes -= n;
     }
     free(tmp);
+}
+
+void shmi_lazy_open(struct shmi_lazy *lz, size_t off, size_t nbytes, int pe)
+{
+    if (lz->pstate[pe] || nbytes == 0) return; /* this node: the fault fills it */
+    remote_open(lz, pe, off / lz->block, (off + nbytes - 1) / lz->block);
+}
+
+void shmi_lazy_getmem(void *dest, const void *sym, size_t nbytes, int pe)
+{
+    char *out = dest;
+    uintptr_t x = (uintptr_t)sym, end = x + nbytes;
+    while (x < end) {
+        struct shmi_lazy *lz = reg_first(x, end);
+        uintptr_t lo = lz ? (uintptr_t)lz->base : end, hi;
+        if (lo > x) { /* plain memory before the next lazy array */
+            shmem_getmem(out, (const void *)x, lo - x, pe);
+            out += lo - x;
+            x = lo;
+        }
+        if (!lz) break;
+        hi = shmi_min(end, (uintptr_t)lz->base + lz->len);
+        shmi_lazy_read(lz, out, x - (uintptr_t)lz->base, hi - x, pe);
+        out += hi - x;
+        x = hi;
+    }
 }
 
 /* ---- Public calls ---------------------------------------------------------------------- */
@@ -453,8 +654,13 @@ void shmemx_lazy_touch(const void *sym, size_t nbytes, int pe)
                    "shmemx_lazy_alloc or shmemx_dist_create_lazy", sym);
     if (nbytes == 0) return;
     size_t off = (size_t)((const char *)sym - lz->base);
+    if (!lz->pstate[pe]) { /* another node: one request for the whole range */
+        shmi_lazy_open(lz, off, nbytes, pe);
+        return;
+    }
     for (size_t k = off / lz->block; k <= (off + nbytes - 1) / lz->block; k++)
-        block_ready(lz, pe, k);
+        if (pe == lz->me) open_block(lz, pe, k); /* open to the other nodes too */
+        else block_ready(lz, pe, k);
 }
 
 void shmemx_lazy_get(void *dest, const void *sym, size_t nbytes, int pe)
@@ -474,7 +680,7 @@ int shmemx_lazy_info(const void *sym, shmemx_lazy_info_t *info)
     if (!lz || !info) return -1;
     size_t ready = 0;
     for (size_t k = 0; k < lz->nblocks; k++)
-        ready += __atomic_load_n(&lz->state[k], __ATOMIC_ACQUIRE) == LAZY_READY;
+        ready += filled(__atomic_load_n(&lz->state[k], __ATOMIC_ACQUIRE));
     *info = (shmemx_lazy_info_t){ lz->block, lz->nblocks, ready,
                                   __atomic_load_n(&lz->fills, __ATOMIC_RELAXED),
                                   __atomic_load_n(&lz->faults, __ATOMIC_RELAXED),
