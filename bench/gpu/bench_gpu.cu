@@ -446,7 +446,7 @@ static int coll_check(int c, const int32_t *d, size_t ne, const char *row, const
 {
     unsigned long long h[4] = {0, 0, 0, 0};
     if (c != C_BARRIER && !(c == C_BCAST && me == 0)) { /* the root's dest is not looked at */
-        CK(cudaMemset(bad, 0, 4 * sizeof *bad));
+        CK(cudaMemsetAsync(bad, 0, 4 * sizeof *bad, stream)); /* stream is non-blocking */
         k_coll_check<<<256, 256, 0, stream>>>(c, d, ne, me, npes, bad);
         CK(cudaStreamSynchronize(stream));
         CK(cudaMemcpy(h, bad, sizeof h, cudaMemcpyDeviceToHost));
