@@ -300,15 +300,23 @@ case_watchdog() {
     no_procs
 }
 
-# The dump across hosts: SIGUSR2 to mpirun (which passes it to every PE)
+# The dump across hosts: SIGUSR2 to mpirun (which passes it to every PE;
+# under Slurm, scancel --signal=USR2)
 # while the PEs hang as in the watchdog case: the first PE of each host
 # prints its host's PEs, so every PE is described once, by its own host;
 # then SIGTERM to mpirun ends the job.
 case_dump() {
     ENVS=(SHMEM_WATCHDOG=0)
-    (sleep 2; pkill -USR2 -f "^[^ ]*mpirun .*$MARK"; sleep 2; pkill -TERM -f "^[^ ]*mpirun .*$MARK") &
+    local signaller
+    if [ "$LAUNCHER" = srun ]; then # Slurm signals every task: scancel --signal
+        (sleep 3; job=$(slurm_in_a squeue -h -o %i | head -1)
+         slurm_in_a scancel --signal=USR2 "$job"; sleep 2; slurm_in_a scancel "$job") &
+    else
+        (sleep 2; pkill -USR2 -f "^[^ ]*mpirun .*$MARK"; sleep 2; pkill -TERM -f "^[^ ]*mpirun .*$MARK") &
+    fi
+    signaller=$!
     mpi nz "$PROG" hang "$MARK"
-    wait
+    wait "$signaller" # (not every child: under Slurm the daemons are ours too)
     ENVS=()
     expect_lines 2 "dump \(SIGUSR2\): what the $K PE\(s\) on host [^ ]+ are doing"
     expect_hang_table "for [0-9]+ s"
