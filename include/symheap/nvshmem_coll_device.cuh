@@ -228,12 +228,25 @@ SHMI_DEV int shmi_dc_gather(const char *fn, nvshmem_team_t team, void *dest, con
 /* Integer sums and products wrap around (computed unsigned, as on the host). */
 template <typename T, bool I = std::is_integral<T>::value> struct shmi_arith { typedef T type; };
 template <typename T> struct shmi_arith<T, true> { typedef typename std::make_unsigned<T>::type type; };
+/* half and bfloat16 compute through float, rounded back to nearest even (as
+ * on the host: src/core/reduce.c); comparisons too. */
+template <> struct shmi_arith<__half, false> { typedef float type; };
+template <> struct shmi_arith<__nv_bfloat16, false> { typedef float type; };
+template <typename T> struct shmi_cmpt { typedef T type; };
+template <> struct shmi_cmpt<__half> { typedef float type; };
+template <> struct shmi_cmpt<__nv_bfloat16> { typedef float type; };
 /* x is the accumulator, y the next PE's value (src/core/reduce_ops.h's order). */
 struct shmi_op_and { template <typename T> static __device__ __forceinline__ T f(T x, T y) { return (T)(x & y); } };
 struct shmi_op_or { template <typename T> static __device__ __forceinline__ T f(T x, T y) { return (T)(x | y); } };
 struct shmi_op_xor { template <typename T> static __device__ __forceinline__ T f(T x, T y) { return (T)(x ^ y); } };
-struct shmi_op_max { template <typename T> static __device__ __forceinline__ T f(T x, T y) { return y > x ? y : x; } };
-struct shmi_op_min { template <typename T> static __device__ __forceinline__ T f(T x, T y) { return y < x ? y : x; } };
+struct shmi_op_max {
+    template <typename T> static __device__ __forceinline__ T f(T x, T y)
+    { typedef typename shmi_cmpt<T>::type C; return (C)y > (C)x ? y : x; }
+};
+struct shmi_op_min {
+    template <typename T> static __device__ __forceinline__ T f(T x, T y)
+    { typedef typename shmi_cmpt<T>::type C; return (C)y < (C)x ? y : x; }
+};
 struct shmi_op_sum {
     template <typename T> static __device__ __forceinline__ T f(T x, T y)
     { typedef typename shmi_arith<T>::type A; return (T)((A)x + (A)y); }
@@ -510,7 +523,7 @@ static inline int nvshmemx_alltoallmem_on_stream(nvshmem_team_t team, void *dest
                                                         const T *source, size_t nelems,            \
                                                         cudaStream_t stream)                       \
     { return nvshmemx_alltoallmem_on_stream(team, dest, source, nelems * sizeof(T), stream); })
-SHMEM_TYPE_TABLE(SHMI_DC_COLL)
+NVSHMEM_TYPE_TABLE(SHMI_DC_COLL)
 #undef SHMI_DC_COLL
 #undef SHMI_DC_COLL_G
 
@@ -562,7 +575,7 @@ SHMEM_TYPE_TABLE(SHMI_DC_COLL)
     SHMI_WHEN_##B##_BIT(SHMI_DC_RED1(N, T, and) SHMI_DC_RED1(N, T, or) SHMI_DC_RED1(N, T, xor))   \
     SHMI_WHEN_##O##_ORD(SHMI_DC_RED1(N, T, max) SHMI_DC_RED1(N, T, min))                          \
     SHMI_DC_RED1(N, T, sum) SHMI_DC_RED1(N, T, prod)
-SHMEM_REDUCE_TABLE(SHMI_DC_RED)
+NVSHMEM_REDUCE_TABLE(SHMI_DC_RED)
 #undef SHMI_DC_RED
 #undef SHMI_DC_RED1
 #undef SHMI_DC_RED_G

@@ -582,7 +582,7 @@ SHMI_DEV void nvshmemx_putmem_signal_nbi_warp(void *d, const void *s, size_t n, 
                                               uint64_t signal, int sig_op, int pe)
 { nvshmemx_putmem_signal_warp(d, s, n, sig, signal, sig_op, pe); }
 
-SHMEM_TYPE_TABLE(SHMI_DV_RMA)
+NVSHMEM_TYPE_TABLE(SHMI_DV_RMA)
 #undef SHMI_DV_RMA
 
 /* ---- Atomics (same type subsets as OpenSHMEM) --------------------------------------------------- */
@@ -632,7 +632,7 @@ SHMEM_TYPE_TABLE(SHMI_DV_RMA)
         SHMI_DV_FN(N, void nvshmem_##N##_atomic_xor(T *dest, T v, int pe),                         \
                    shmi_d_amo<T>("nvshmem_" #N "_atomic_xor", dest, SHMI_D_XOR, v, (T)0, pe);,     \
                    shmem_##N##_atomic_xor(dest, v, pe);))
-SHMEM_TYPE_TABLE(SHMI_DV_AMO)
+NVSHMEM_TYPE_TABLE(SHMI_DV_AMO)
 #undef SHMI_DV_AMO
 
 /* ---- Point-to-point synchronization ----------------------------------------------------------------- */
@@ -644,7 +644,7 @@ SHMEM_TYPE_TABLE(SHMI_DV_AMO)
         SHMI_DV_FN(N, int nvshmem_##N##_test(T *ivar, int cmp, T v),                               \
                    return shmi_d_test("nvshmem_" #N "_test", ivar, cmp, v);,                      \
                    return shmem_##N##_test(ivar, nvshmemi_cmp(cmp), v);))
-SHMEM_TYPE_TABLE(SHMI_DV_SYNC)
+NVSHMEM_TYPE_TABLE(SHMI_DV_SYNC)
 #undef SHMI_DV_SYNC
 
 /* ---- Stream-ordered host calls that need a kernel ------------------------------------------------- */

@@ -228,7 +228,7 @@ static int reducescatter(const char *fn, nvshmem_team_t team, void *dest, const 
     SHMI_WHEN_##B##_BIT(SHMI_NV_RS1(N, T, and) SHMI_NV_RS1(N, T, or) SHMI_NV_RS1(N, T, xor)) \
     SHMI_WHEN_##O##_ORD(SHMI_NV_RS1(N, T, max) SHMI_NV_RS1(N, T, min))                      \
     SHMI_NV_RS1(N, T, sum) SHMI_NV_RS1(N, T, prod)
-SHMEM_REDUCE_TABLE(SHMI_NV_RS)
+NVSHMEM_REDUCE_TABLE(SHMI_NV_RS)
 
 /* ---- maxloc: every member reads every member's pairs, in team rank order -------------- */
 int nvshmemx_double2_maxloc_reduce_block(nvshmem_team_t team, double2 *dest, const double2 *src,
