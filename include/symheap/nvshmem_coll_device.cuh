@@ -151,6 +151,25 @@ SHMI_HD int nvshmem_sync(nvshmem_team_t team)
 SHMI_DC_BAR(_warp, SHMI_TG_WARP)
 SHMI_DC_BAR(_block, SHMI_TG_BLOCK)
 #undef SHMI_DC_BAR
+/* A warpgroup is 4 consecutive warps of the block (threads 128k ... 128k +
+ * 127; the last one may be shorter), all of whose threads call; it syncs
+ * on the hardware's named barrier k, as NVSHMEM does (so a block of 1024
+ * threads uses barriers 0-7: do not use those for other purposes around
+ * the call).  NVSHMEM has no other warpgroup form outside its tile API. */
+SHMI_DEV void shmi_d_warpgroup_sync(void)
+{
+    const unsigned tid = shmi_d_block_tid(), bs = shmi_d_block_size(), wg = tid / 128;
+    const unsigned n = min(128u, (bs - wg * 128 + 31) / 32 * 32);
+    asm volatile("bar.sync %0, %1;" ::"r"(wg), "r"(n) : "memory");
+}
+SHMI_DEV int nvshmemx_barrier_warpgroup(nvshmem_team_t team)
+{
+    shmi_d_team_check("nvshmemx_barrier_warpgroup", team);
+    shmi_d_warpgroup_sync();
+    if (shmi_d_block_tid() % 128 == 0) shmi_d_barrier(1);
+    shmi_d_warpgroup_sync();
+    return 0;
+}
 
 /* ---- Data movement collectives ---------------------------------------------------------- */
 template <int G>

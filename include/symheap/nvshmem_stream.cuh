@@ -245,6 +245,21 @@ NVSHMEM_TYPE_TABLE(SHMI_DV_GROUP_RMA)
     { nvshmemx_putmem_signal_block(d, s, n * BYTES, sig, signal, sig_op, pe); }
 SHMEM_SIZE_TABLE(SHMI_DV_SIZED_G)
 #undef SHMI_DV_SIZED_G
+/* nvshmemx_put6_signal(_nbi)_warp/_block: NVSHMEM's size list for these four
+ * reads 8, 6, 32, 64, 128 (16 misspelt), so NVSHMEM has put6 where put16 was
+ * meant, and it moves nelems * (6 / 8) = 0 bytes: only the signal.  The same
+ * here, so that programs run unchanged; a warning says to use put16. */
+#define SHMI_DV_PUT6(SUFFIX)                                                                       \
+    __attribute__((deprecated("NVSHMEM's misspelt put16: moves no data (nelems * (6 / 8) bytes), " \
+                              "only the signal; use nvshmemx_put16_signal" #SUFFIX)))             \
+    SHMI_DEV void nvshmemx_put6_signal##SUFFIX(void *d, const void *s, size_t n, uint64_t *sig,   \
+                                               uint64_t signal, int sig_op, int pe)                \
+    { nvshmemx_putmem_signal##SUFFIX(d, s, n * (6 / 8), sig, signal, sig_op, pe); }
+SHMI_DV_PUT6(_warp)
+SHMI_DV_PUT6(_block)
+SHMI_DV_PUT6(_nbi_warp)
+SHMI_DV_PUT6(_nbi_block)
+#undef SHMI_DV_PUT6
 
 /* ---- On streams ---------------------------------------------------------------------------------- */
 #define SHMI_SK_THREADS 256

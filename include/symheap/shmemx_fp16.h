@@ -133,7 +133,7 @@ static inline uint16_t shmemx_float_to_bfloat16_bits(float f)
     {                                                                                     \
         uint16_t b = shmemx_float_to_##N##_bits(f);                                       \
         T v;                                                                              \
-        memcpy(&v, &b, 2);                                                                \
+        memcpy((void *)&v, &b, 2); /* (void *): CUDA types have a private member */    \
         return v;                                                                         \
     }
 SHMEMX_FP16_REDUCE_ROWS(SHMI_FP16_CONV)

@@ -56,9 +56,35 @@ int shmi_gpu_register(shmemx_gpu_publish_t fn, unsigned version)
     return 0;
 }
 
+static int publish_module(uint64_t dptr)
+{
+    return shmi_cuda_copy((void *)(uintptr_t)dptr, &shmi_g.dev.st, sizeof shmi_g.dev.st);
+}
+
 static void publish(void)
 {
     for (int i = 0; i < npublishers; i++) publishers[i](&shmi_g.dev.st);
+    for (int i = 0; i < shmi_g.dev.nmodules; i++)
+        if (publish_module(shmi_g.dev.modules[i]) != SHMI_OK)
+            shmi_log_warn("cannot copy the GPU heap's state into a loaded CUmodule/CUlibrary: %s: "
+                      "its kernels' device calls will fail", shmi_cuda_errstr());
+}
+
+int shmi_gpu_module(uint64_t dptr, int attach)
+{
+    struct shmi_gpu_state *d = &shmi_g.dev;
+    int i = 0;
+    while (i < d->nmodules && d->modules[i] != dptr) i++;
+    if (!attach) {
+        if (i == d->nmodules) return SHMI_EINVAL;
+        d->modules[i] = d->modules[--d->nmodules];
+        return SHMI_OK;
+    }
+    if (i == d->nmodules) {
+        if (d->nmodules == SHMI_GPU_MODULES) return SHMI_ENOMEM;
+        d->modules[d->nmodules++] = dptr;
+    }
+    return d->status == GPU_UP ? publish_module(dptr) : SHMI_OK;
 }
 
 /* ---- set-up ---------------------------------------------------------------- */
@@ -166,9 +192,10 @@ int shmi_gpu_hinted(const char *fn, long hints)
     if (!(hints & SHMEMX_MALLOC_DEVICE_AUTO)) return 0;
     if (shmi_g.dev.status == GPU_UP) return 1;
     if (shmi_g.dev.status == GPU_NONE || !shmi_g.env.GPU) return 0;
-    /* AUTO: only programs with CUDA code (or SHMEM_MALLOC_GPU=1) want the GPU;
-     * a C program's nvshmem_malloc keeps host memory it can loop over. */
-    if (npublishers == 0 && !shmi_g.env.MALLOC_GPU) return 0;
+    /* AUTO: only programs with CUDA code, or a CUmodule/CUlibrary given to
+     * nvshmemx_cumodule_init (or SHMEM_MALLOC_GPU=1), want the GPU; a C
+     * program's nvshmem_malloc keeps host memory it can loop over. */
+    if (npublishers == 0 && shmi_g.dev.nmodules == 0 && !shmi_g.env.MALLOC_GPU) return 0;
     shmi_barrier_checked(fn, SHMI_OP_GPU_INIT, 0, 0, 0);
     return gpu_up(fn, 0);
 }
