@@ -175,6 +175,9 @@ static inline void nvshmemx_sync_all_on_stream(struct CUstream_st *stream)
  * module built with another symheap's headers or a failed copy; each with
  * one line on stderr.  The program links the CUDA driver (-lcuda), as it
  * does to load modules. */
+#ifdef __cplusplus
+extern "C"
+#endif
 int nvshmemi_cuobject_state(const char *fn, unsigned long long dptr, size_t size, int found,
                             int attach);
 #define SHMI_NV_CUOBJECT(KIND, TYPE, GET_GLOBAL)                                          \
