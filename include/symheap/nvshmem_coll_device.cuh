@@ -3,14 +3,14 @@
  * nvshmem_device.cuh (CUDA code only); do not include it alone.
  *
  * Names and signatures are NVSHMEM's: for each TYPENAME of the type tables
- * (SHMEM_TYPE_TABLE for broadcast, fcollect, alltoall; SHMEM_REDUCE_TABLE
+ * (NVSHMEM_TYPE_TABLE for broadcast, fcollect, alltoall; NVSHMEM_REDUCE_TABLE
  * with its and/or/xor and max/min subsets for the reductions; long double
- * and complex stay host-only):
+ * and complex stay host-only; half and bfloat16 compute through float):
  *   nvshmem_TYPENAME_broadcast / _fcollect / _alltoall / _OP_reduce /
  *   _OP_reducescatter, nvshmem_broadcastmem / fcollectmem / alltoallmem,
  *   nvshmem_barrier(team), nvshmem_team_sync, nvshmem_sync,
  *   nvshmem_team_my_pe / n_pes                       __host__ __device__
- *   nvshmemx_..._warp, nvshmemx_..._block, nvshmemx_barrier_warp/_block,
+ *   nvshmemx_..._warp, nvshmemx_..._block, nvshmemx_barrier_warp/_block/_warpgroup,
  *   nvshmemx_team_sync_warp/_block                  __device__
  *   nvshmemx_..._on_stream, nvshmemx_barrier_on_stream,
  *   nvshmemx_team_sync_on_stream                    host, a kernel on the stream

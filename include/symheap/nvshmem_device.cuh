@@ -12,7 +12,10 @@
  * (shmi_dstate: my PE, the number of PEs, the heap's base, the peers' slots)
  * and registers, before main, a host function that copies it there;
  * libsymheap calls it when the GPU heap is set up (at shmem_init in such a
- * program).  PE pe's copy of symmetric address a is
+ * program).  A module the program loads itself (cuModuleLoad, cuLibraryLoad*)
+ * runs no constructor: nvshmemx_cumodule_init / culibrary_init (nvshmemx.h)
+ * find its shmi_dstate by name and have the library fill it.  PE pe's copy
+ * of symmetric address a is
  *     a - base + slots + pe * size      (a itself for our own PE)
  * two constant-cache reads and a multiply-add, no table.
  *
@@ -443,7 +446,7 @@ SHMI_HD void nvshmem_getmem_nbi(void *d, const void *s, size_t n, int pe)
 SHMEM_SIZE_TABLE(SHMI_DV_SIZED)
 #undef SHMI_DV_SIZED
 
-/* ---- Typed families, generated from SHMEM_TYPE_TABLE ------------------------------------------
+/* ---- Typed families, generated from NVSHMEM_TYPE_TABLE ----------------------------------------
  * long double has no device form (GPUs have none; NVSHMEM has no longdouble
  * either): its routines stay host-only (SHMI_DV_QUAL picks the qualifier). */
 #define SHMI_DV_PROBE_longdouble ~, 1

@@ -5,7 +5,6 @@
  * init.c's shmi_init_uniqueid for the unique-ID start-up). */
 #include "api/ctx.h" /* shmi_init_uniqueid */
 #include "core/mem_device.h" /* shmi_gpu_module */
-#include "heap/mkind_cuda.h" /* shmi_cuda_errstr */
 #include <symheap/nvshmemx.h>
 
 #include <pthread.h>
@@ -427,40 +426,28 @@ void nvshmemi_finalize(void)
 }
 
 /* ---- CUmodules and CUlibraries the program loads itself ---------------------------------
- * nvshmemx.h found the module's own copy of the device state (shmi_dstate:
- * found, at dptr, size bytes); it gets the GPU heap's state now or when the
- * heap comes up (attach), or no more (detach). */
-int nvshmemi_cuobject_state(const char *fn, unsigned long long dptr, size_t size, int found,
-                            int attach)
+ * The module's own copy of the device state (shmi_dstate) gets the GPU heap's state now or
+ * when the heap comes up (attach), or no more (detach): core/mem_device.c. */
+static int cuobject(const char *fn, void *obj, int library, int attach)
 {
     int initialized = 0;
     shmem_query_initialized(&initialized);
     if (!initialized) {
-        nv_error("%s: called before nvshmem_init: initialize first, then hand over the module",
-                 fn);
+        nv_error("%s: called before nvshmem_init: initialize first, then hand over the %s", fn,
+                 library ? "library" : "module");
         return NVSHMEMX_ERROR_INVALID_VALUE;
     }
-    if (!found) {
-        nv_error("%s: the module has no symheap device state (shmi_dstate): compile its CUDA "
-                 "code with symheap's nvshmem.h, whole-program (nvcc -cubin, -fatbin or -ptx "
-                 "without -rdc; NVRTC without -rdc)", fn);
-        return NVSHMEMX_ERROR_INVALID_VALUE;
-    }
-    if (size != sizeof(shmemx_gpu_state_t)) {
-        nv_error("%s: the module's device state is %zu bytes, this library's %zu: rebuild the "
-                 "module with this symheap's headers", fn, size, sizeof(shmemx_gpu_state_t));
-        return NVSHMEMX_ERROR_INTERNAL;
-    }
-    int rc = shmi_gpu_module((uint64_t)dptr, attach);
+    char err[600];
+    int rc = shmi_gpu_module(obj, library, attach, err, sizeof err);
     if (rc == SHMI_OK) return NVSHMEMX_SUCCESS;
-    if (rc == SHMI_EINVAL)
-        nv_error("%s: this module's state (at 0x%llx) was not initialized: call the _init form "
-                 "first (or it was finalized already)", fn, dptr);
-    else if (rc == SHMI_ENOMEM)
-        nv_error("%s: %d modules and libraries are initialized already, the most there may be: "
-                 "finalize one that is no longer used", fn, SHMI_GPU_MODULES);
-    else
-        nv_error("%s: cannot copy the GPU heap's state into the module (at 0x%llx): %s", fn,
-                 dptr, shmi_cuda_errstr());
+    nv_error("%s: %s", fn, err);
     return rc == SHMI_EINVAL ? NVSHMEMX_ERROR_INVALID_VALUE : NVSHMEMX_ERROR_INTERNAL;
 }
+int nvshmemx_cumodule_init(struct CUmod_st *module)
+{ return cuobject(__func__, module, 0, 1); }
+int nvshmemx_cumodule_finalize(struct CUmod_st *module)
+{ return cuobject(__func__, module, 0, 0); }
+int nvshmemx_culibrary_init(struct CUlib_st *library)
+{ return cuobject(__func__, library, 1, 1); }
+int nvshmemx_culibrary_finalize(struct CUlib_st *library)
+{ return cuobject(__func__, library, 1, 0); }

@@ -70,21 +70,65 @@ static void publish(void)
                       "its kernels' device calls will fail", shmi_cuda_errstr());
 }
 
-int shmi_gpu_module(uint64_t dptr, int attach)
+int shmi_gpu_module(void *obj, int library, int attach, char *err, size_t errlen)
 {
     struct shmi_gpu_state *d = &shmi_g.dev;
+    const char *what = library ? "library" : "module";
+    if (!obj) {
+        snprintf(err, errlen, "the %s is NULL: pass the handle cu%sLoad* gave", what,
+                 library ? "Library" : "Module");
+        return SHMI_EINVAL;
+    }
+    if (!shmi_g.env.GPU) {
+        snprintf(err, errlen, "SHMEM_GPU=0: this job uses no GPU; unset it to use the %s", what);
+        return SHMI_EINVAL;
+    }
+    if (shmi_cuda_load(shmi_g.me, &d->info, err, errlen) != SHMI_OK) return SHMI_EINVAL;
+    uint64_t dptr = 0;
+    size_t size = 0;
+    int rc = shmi_cuda_global(obj, library, "shmi_dstate", &dptr, &size);
+    if (rc == SHMI_EINVAL) {
+        snprintf(err, errlen, "the %s has no symheap device state (shmi_dstate): compile its "
+                 "CUDA code with symheap's nvshmem.h, whole-program (nvcc -cubin, -fatbin or "
+                 "-ptx without -rdc; NVRTC without -rdc)", what);
+        return rc;
+    }
+    if (rc != SHMI_OK) {
+        snprintf(err, errlen, "cannot find the %s's device state: %s", what, shmi_cuda_errstr());
+        return rc;
+    }
+    if (size != sizeof d->st) {
+        snprintf(err, errlen, "the %s's device state is %zu bytes, this library's %zu: rebuild "
+                 "it with this symheap's headers", what, size, sizeof d->st);
+        return SHMI_ERANGE;
+    }
     int i = 0;
     while (i < d->nmodules && d->modules[i] != dptr) i++;
     if (!attach) {
-        if (i == d->nmodules) return SHMI_EINVAL;
-        d->modules[i] = d->modules[--d->nmodules];
-        return SHMI_OK;
+        if (i < d->nmodules) {
+            d->modules[i] = d->modules[--d->nmodules];
+            return SHMI_OK;
+        }
+        snprintf(err, errlen, "this %s's state (at 0x%llx) is not initialized: call the _init "
+                 "form first (or it was finalized already)", what, (unsigned long long)dptr);
+        return SHMI_EINVAL;
     }
-    if (i == d->nmodules) {
-        if (d->nmodules == SHMI_GPU_MODULES) return SHMI_ENOMEM;
+    const int added = i == d->nmodules;
+    if (added) {
+        if (d->nmodules == SHMI_GPU_MODULES) {
+            snprintf(err, errlen, "%d modules and libraries are initialized already, the most "
+                     "there may be: finalize one that is no longer used", SHMI_GPU_MODULES);
+            return SHMI_ENOMEM;
+        }
         d->modules[d->nmodules++] = dptr;
     }
-    return d->status == GPU_UP ? publish_module(dptr) : SHMI_OK;
+    if (d->status == GPU_UP && publish_module(dptr) != SHMI_OK) {
+        snprintf(err, errlen, "cannot copy the GPU heap's state into the %s (at 0x%llx): %s",
+                 what, (unsigned long long)dptr, shmi_cuda_errstr());
+        if (added) d->nmodules--;
+        return SHMI_ESYS;
+    }
+    return SHMI_OK;
 }
 
 /* ---- set-up ---------------------------------------------------------------- */

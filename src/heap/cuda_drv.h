@@ -21,7 +21,7 @@
     X(cuMemCreate) X(cuMemRelease) X(cuMemMap) X(cuMemUnmap) X(cuMemSetAccess)            \
     X(cuMemExportToShareableHandle) X(cuMemImportFromShareableHandle)                     \
     X(cuMemcpyAsync) X(cuMemcpy2DAsync) X(cuMemsetD8Async) X(cuStreamSynchronize)            \
-    X(cuStreamCreate)
+    X(cuStreamCreate) X(cuModuleGetGlobal) X(cuLibraryGetGlobal)
 
 struct shmi_cu {
 #define SHMI_CU_FIELD(name) __typeof__(name) *name;

@@ -6,13 +6,31 @@
 #include "gpu_test.h"
 
 #include <cuda.h>
+#include <dlfcn.h>
+
+/* The driver calls of this test, from libcuda.so.1 by dlopen after the GPU
+ * check (linking it would stop the test on machines without a driver
+ * before it can skip).  libsymheap needs no -lcuda for the module routines. */
+#define DRV_FNS(X)                                                                        \
+    X(cuInit) X(cuGetErrorString) X(cuModuleLoad) X(cuModuleGetFunction)                  \
+    X(cuModuleUnload) X(cuLaunchKernel) X(cuFuncGetModule) X(cuLibraryLoadFromFile)       \
+    X(cuLibraryGetKernel) X(cuLibraryUnload)
+#define DRV_PTR(f) static decltype(&f) p_##f;
+DRV_FNS(DRV_PTR)
+static void load_driver(void)
+{
+    void *h = dlopen("libcuda.so.1", RTLD_NOW);
+    EXPECT(h, "dlopen(libcuda.so.1): %s", dlerror());
+#define DRV_LOAD(f) EXPECT((*(void **)&p_##f = dlsym(h, #f)) != NULL, "libcuda.so.1 lacks %s", #f);
+    DRV_FNS(DRV_LOAD)
+}
 
 #define CU(call)                                                                          \
     do {                                                                                  \
-        CUresult r_ = (call);                                                             \
+        CUresult r_ = (p_##call);                                                         \
         if (r_ != CUDA_SUCCESS) {                                                         \
             const char *s_ = "?";                                                         \
-            cuGetErrorString(r_, &s_);                                                    \
+            p_cuGetErrorString(r_, &s_);                                                  \
             fprintf(stderr, "[pe %d] %s:%d: %s: %s\n", nvshmem_my_pe(), __FILE__,         \
                     __LINE__, #call, s_);                                                 \
             exit(1);                                                                      \
@@ -43,6 +61,7 @@ int main(int argc, char **argv)
     int *slot = (int *)nvshmem_calloc(1, sizeof(int)), *out;
     EXPECT(slot, "nvshmem_calloc failed");
     CK(cudaMalloc(&out, 2 * sizeof(int)));
+    load_driver();
     CU(cuInit(0));
 
     CUmodule mod;
