@@ -70,13 +70,13 @@ SHMEMX_FP16_TYPE_ROWS(SHMI_DECL_TEAMCOLL)
 SHMEMX_FP16_REDUCE_ROWS(SHMI_DECL_REDUCE)
 
 /* ---- Conversions (round to nearest, ties to even) ------------------------- */
-static inline float shmemx_fp16_bits_float(uint32_t u)
+static inline float shmi_fp16_bits_float(uint32_t u)
 {
     float f;
     memcpy(&f, &u, sizeof f);
     return f;
 }
-static inline uint32_t shmemx_fp16_float_bits(float f)
+static inline uint32_t shmi_fp16_float_bits(float f)
 {
     uint32_t u;
     memcpy(&u, &f, sizeof u);
@@ -86,22 +86,22 @@ static inline uint32_t shmemx_fp16_float_bits(float f)
 static inline float shmemx_half_bits_to_float(uint16_t h)
 {
     uint32_t sign = (uint32_t)(h & 0x8000u) << 16, e = (h >> 10) & 0x1fu, m = h & 0x3ffu;
-    if (e == 0x1f) return shmemx_fp16_bits_float(sign | 0x7f800000u | m << 13);
+    if (e == 0x1f) return shmi_fp16_bits_float(sign | 0x7f800000u | m << 13);
     if (e == 0) { /* zero or subnormal: m * 2^-24 */
         float v = (float)m * 5.9604644775390625e-8f;
         return sign ? -v : v;
     }
-    return shmemx_fp16_bits_float(sign | (e + 112) << 23 | m << 13);
+    return shmi_fp16_bits_float(sign | (e + 112) << 23 | m << 13);
 }
 /* float -> binary16 bits, to nearest even; overflow gives infinity. */
 static inline uint16_t shmemx_float_to_half_bits(float f)
 {
-    uint32_t u = shmemx_fp16_float_bits(f), sign = (u >> 16) & 0x8000u;
+    uint32_t u = shmi_fp16_float_bits(f), sign = (u >> 16) & 0x8000u;
     uint32_t a = u & 0x7fffffffu;
     if (a > 0x7f800000u) return (uint16_t)(sign | 0x7e00u | (a >> 13 & 0x3ffu)); /* NaN */
     if (a >= 0x477ff000u) return (uint16_t)(sign | 0x7c00u); /* >= 65520: infinity */
     if (a < 0x38800000u) { /* below 2^-14: subnormal, in units of 2^-24 */
-        float v = shmemx_fp16_bits_float(a) * 16777216.0f; /* exact */
+        float v = shmi_fp16_bits_float(a) * 16777216.0f; /* exact */
         uint32_t q = (uint32_t)v;
         float r = v - (float)q;
         if (r > 0.5f || (r == 0.5f && (q & 1))) q++;
@@ -113,11 +113,11 @@ static inline uint16_t shmemx_float_to_half_bits(float f)
 }
 static inline float shmemx_bfloat16_bits_to_float(uint16_t b)
 {
-    return shmemx_fp16_bits_float((uint32_t)b << 16);
+    return shmi_fp16_bits_float((uint32_t)b << 16);
 }
 static inline uint16_t shmemx_float_to_bfloat16_bits(float f)
 {
-    uint32_t u = shmemx_fp16_float_bits(f);
+    uint32_t u = shmi_fp16_float_bits(f);
     if ((u & 0x7fffffffu) > 0x7f800000u) return (uint16_t)(u >> 16 | 0x40u); /* quiet NaN */
     return (uint16_t)((u + 0x7fffu + (u >> 16 & 1)) >> 16);
 }

@@ -2,7 +2,8 @@
  * (issue 14), any PE count, in C (the 16-bit struct types of shmemx_fp16.h):
  * the conversions' rounding (to nearest, ties to even; overflow, subnormals),
  * put/get/p/g, _nbi, iput/iget, put_signal, broadcast, fcollect, alltoall,
- * and sum/prod/min/max reduce and reducescatter on the world team.  The
+ * and sum/prod/min/max reduce and reducescatter on the world team (and a
+ * large in-place sum, past the staged small path).  The
  * reductions use values whose rounding after every step is known: 1 plus
  * half an ulp, n-1 times, stays 1 (ties to even), where one rounding at the
  * end would not; products of 1 + ulp grow by one ulp a PE.  Bits are
@@ -43,7 +44,8 @@ static void check_conversions(void)
     CHECK(sizeof(shmemx_half_t) == 2 && sizeof(shmemx_bfloat16_t) == 2);
 }
 
-#define NE 8 /* elements per PE */
+#define NE 8     /* elements per PE */
+#define NL 20000 /* a large reduction: past the staged path, several blocks */
 
 /* One type's whole test: ONE_HALF_ULP is half an ulp of 1 (2^-11, 2^-8),
  * ONE_ULP_BITS the bits of 1 + ulp. */
@@ -156,6 +158,18 @@ static void check_conversions(void)
         for (int i = 0; i < NE; i++) CHECK(N##_bits(r[i]) == N##_bits(N##_f((float)(n * (me + 1))))); \
         CHECK(nvshmem_##N##_max_reducescatter(NVSHMEM_TEAM_WORLD, r, all, NE) == 0);      \
         CHECK(N##_bits(r[0]) == N##_bits(N##_f((float)(me + 1))));                        \
+        /* large, in place: even elements as element 0 above, odd ones me + 1 */         \
+        T *big = nvshmem_malloc(NL * sizeof(T));                                          \
+        CHECK(big);                                                                       \
+        for (int i = 0; i < NL; i++)                                                      \
+            big[i] = i % 2 ? N##_f((float)(me + 1)) : N##_f(me == 0 ? 1.0f : one_half_ulp); \
+        nvshmem_barrier_all();                                                            \
+        CHECK(nvshmem_##N##_sum_reduce(NVSHMEM_TEAM_WORLD, big, big, NL) == 0);           \
+        for (int i = 0; i < NL; i++)                                                      \
+            CHECKF(N##_bits(big[i]) ==                                                    \
+                       N##_bits(N##_f(i % 2 ? (float)(n * (n + 1) / 2) : 1.0f)),          \
+                   "%s large sum: element %d: 0x%04x", #N, i, N##_bits(big[i]));          \
+        nvshmem_free(big);                                                                \
         nvshmem_barrier_all();                                                            \
         nvshmem_free(sig);                                                                \
         nvshmem_free(all2);                                                               \
