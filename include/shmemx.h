@@ -67,6 +67,7 @@ int shmemx_init_mpi_comm(const void *mpi_comm);
 #include <symheap/shmemx_dist.h> /* initialization strategies, layouts, halo, cache, arena */
 #include <symheap/shmemx_gpu.h>  /* GPU heap: device hints, stream-ordered RMA */
 #include <symheap/shmemx_debug.h> /* heap reports (shmemx_heap_report) */
+#include <symheap/shmemx_fp16.h>  /* half and bfloat16 (NVSHMEM's 16-bit floating types) */
 
 /* Pre-1.6 extension names of routines OpenSHMEM 1.6 made standard (other
  * implementations' shmemx.h has them): the standard routine, old name. */

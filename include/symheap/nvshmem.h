@@ -7,12 +7,15 @@
  * allocation is collective over all PEs and gives the same address on every
  * PE; RMA/AMO take symmetric addresses; wait_until spins on local memory.
  *
- * The typed families are generated from SHMEM_TYPE_TABLE (shmem.h), so they
- * cannot drift from the OpenSHMEM ones.  The table holds every NVSHMEM
- * TYPENAME with the same spelling (float ... ptrdiff, longlong, ulonglong)
- * plus longdouble, which NVSHMEM lacks (GPUs have no long double) and which
- * is harmless here.  Per-family subsets (AMO, bitwise AMO, wait_until) are
- * the same in both specs.
+ * The typed families are generated from NVSHMEM_TYPE_TABLE and
+ * NVSHMEM_REDUCE_TABLE below: OpenSHMEM's tables (shmem.h) plus NVSHMEM's
+ * 16-bit floating rows, half and bfloat16 (symheap/shmemx_fp16.h), so they
+ * cannot drift from the OpenSHMEM ones.  The tables hold every NVSHMEM
+ * TYPENAME with the same spelling (float ... ptrdiff, longlong, ulonglong,
+ * half, bfloat16) plus longdouble, which NVSHMEM lacks (GPUs have no long
+ * double) and which is harmless here.  Per-family subsets (AMO, bitwise AMO,
+ * wait_until) are the same in both specs; half and bfloat16 have RMA,
+ * signals, collectives and sum/prod/min/max reductions, as in NVSHMEM.
  *
  * GPU (docs/gpu.md): compiled by nvcc, this header also brings the device
  * API (nvshmem_device.cuh), and nvshmem_malloc/calloc/align give GPU memory
@@ -78,6 +81,12 @@ extern "C" {
 
 /* Defined when nvshmem.h is symheap's compatibility header (not NVIDIA's). */
 #define SYMHEAP_NVSHMEM_COMPAT 1
+
+/* The type tables of the NVSHMEM API: OpenSHMEM's rows, then half and
+ * bfloat16 (CUDA's __half and __nv_bfloat16 in C++ with CUDA, a 16-bit
+ * struct of the same layout in C: shmemx_fp16.h).  Columns: shmem.h. */
+#define NVSHMEM_TYPE_TABLE(X) SHMEM_TYPE_TABLE(X) SHMEMX_FP16_TYPE_ROWS(X)
+#define NVSHMEM_REDUCE_TABLE(X) SHMEM_REDUCE_TABLE(X) SHMEMX_FP16_REDUCE_ROWS(X)
 
 /* ---- Versions ----------------------------------------------------------------
  * NVSHMEM_MAJOR/MINOR_VERSION: the OpenSHMEM level NVSHMEM declares (1.3), what
@@ -329,7 +338,7 @@ static inline int nvshmem_alltoallmem(nvshmem_team_t team, void *dest, const voi
     static inline int nvshmem_##N##_alltoall(nvshmem_team_t team, T *d, const T *s,    \
                                              size_t n)                                  \
     { return shmem_##N##_alltoall(nvshmemi_team(team), d, s, n); }
-SHMEM_TYPE_TABLE(SHMI_NV_COLL)
+NVSHMEM_TYPE_TABLE(SHMI_NV_COLL)
 #undef SHMI_NV_COLL
 #endif /* !__CUDACC__ */
 
@@ -337,7 +346,7 @@ SHMEM_TYPE_TABLE(SHMI_NV_COLL)
  * nreduce elements, and nvshmem_TYPENAME_OP_reducescatter: source holds
  * team-size blocks of nreduce elements, and team member i gets in dest the
  * reduction of block i (dest must not overlap source).  Types and operators:
- * SHMEM_REDUCE_TABLE (NVSHMEM's, plus long double, ptrdiff_t and complex). */
+ * NVSHMEM_REDUCE_TABLE (NVSHMEM's, plus long double, ptrdiff_t and complex). */
 #ifndef __CUDACC__
 #define SHMI_NV_REDUCE1(N, T, OP)                                                       \
     static inline int nvshmem_##N##_##OP##_reduce(nvshmem_team_t team, T *d, const T *s, \
@@ -357,7 +366,7 @@ SHMEM_TYPE_TABLE(SHMI_NV_COLL)
                         SHMI_NV_REDUCE1(N, T, xor))                                     \
     SHMI_WHEN_##O##_ORD(SHMI_NV_REDUCE1(N, T, max) SHMI_NV_REDUCE1(N, T, min))          \
     SHMI_NV_REDUCE1(N, T, sum) SHMI_NV_REDUCE1(N, T, prod)
-SHMEM_REDUCE_TABLE(SHMI_NV_REDUCE)
+NVSHMEM_REDUCE_TABLE(SHMI_NV_REDUCE)
 #undef SHMI_NV_REDUCE
 #undef SHMI_NV_REDUCE1
 
@@ -438,7 +447,7 @@ SHMEM_SIZE_TABLE(SHMI_NV_SIZED)
     static inline int nvshmem_##N##_broadcast(nvshmem_team_t team, T *d, const T *s,   \
                                               size_t n, int PE_root)                    \
     { return shmem_##N##_broadcast(nvshmemi_team(team), d, s, n, PE_root); }
-SHMEM_TYPE_TABLE(SHMI_NV_RMA)
+NVSHMEM_TYPE_TABLE(SHMI_NV_RMA)
 #undef SHMI_NV_RMA
 
 /* ---- Signals ------------------------------------------------------------------ */
@@ -493,7 +502,7 @@ static inline uint64_t nvshmem_signal_wait_until(uint64_t *sig_addr, int cmp, ui
         { return shmem_##N##_atomic_fetch_xor(d, v, pe); }                              \
         static inline void nvshmem_##N##_atomic_xor(T *d, T v, int pe)                  \
         { shmem_##N##_atomic_xor(d, v, pe); })
-SHMEM_TYPE_TABLE(SHMI_NV_AMO)
+NVSHMEM_TYPE_TABLE(SHMI_NV_AMO)
 #undef SHMI_NV_AMO
 
 /* ---- Point-to-point synchronization: nvshmem_TYPENAME_wait_until/test --------- */
@@ -503,7 +512,7 @@ SHMEM_TYPE_TABLE(SHMI_NV_AMO)
         { shmem_##N##_wait_until(ivar, nvshmemi_cmp(cmp), cmp_value); }                 \
         static inline int nvshmem_##N##_test(T *ivar, int cmp, T cmp_value)             \
         { return shmem_##N##_test(ivar, nvshmemi_cmp(cmp), cmp_value); })
-SHMEM_TYPE_TABLE(SHMI_NV_SYNC)
+NVSHMEM_TYPE_TABLE(SHMI_NV_SYNC)
 #undef SHMI_NV_SYNC
 #endif /* !__CUDACC__ */
 
@@ -559,7 +568,7 @@ SHMEM_TYPE_TABLE(SHMI_NV_SYNC)
                                                         T *vs)                          \
     { return shmem_##N##_test_some_vector(ivars, nelems, indices, status,               \
                                           nvshmemi_cmp(cmp), vs); })
-SHMEM_TYPE_TABLE(SHMI_NV_WAITS)
+NVSHMEM_TYPE_TABLE(SHMI_NV_WAITS)
 #undef SHMI_NV_WAITS
 #endif /* !__CUDACC__ */
 

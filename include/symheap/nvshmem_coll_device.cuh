@@ -3,14 +3,14 @@
  * nvshmem_device.cuh (CUDA code only); do not include it alone.
  *
  * Names and signatures are NVSHMEM's: for each TYPENAME of the type tables
- * (SHMEM_TYPE_TABLE for broadcast, fcollect, alltoall; SHMEM_REDUCE_TABLE
+ * (NVSHMEM_TYPE_TABLE for broadcast, fcollect, alltoall; NVSHMEM_REDUCE_TABLE
  * with its and/or/xor and max/min subsets for the reductions; long double
- * and complex stay host-only):
+ * and complex stay host-only; half and bfloat16 compute through float):
  *   nvshmem_TYPENAME_broadcast / _fcollect / _alltoall / _OP_reduce /
  *   _OP_reducescatter, nvshmem_broadcastmem / fcollectmem / alltoallmem,
  *   nvshmem_barrier(team), nvshmem_team_sync, nvshmem_sync,
  *   nvshmem_team_my_pe / n_pes                       __host__ __device__
- *   nvshmemx_..._warp, nvshmemx_..._block, nvshmemx_barrier_warp/_block,
+ *   nvshmemx_..._warp, nvshmemx_..._block, nvshmemx_barrier_warp/_block/_warpgroup,
  *   nvshmemx_team_sync_warp/_block                  __device__
  *   nvshmemx_..._on_stream, nvshmemx_barrier_on_stream,
  *   nvshmemx_team_sync_on_stream                    host, a kernel on the stream
@@ -151,6 +151,25 @@ SHMI_HD int nvshmem_sync(nvshmem_team_t team)
 SHMI_DC_BAR(_warp, SHMI_TG_WARP)
 SHMI_DC_BAR(_block, SHMI_TG_BLOCK)
 #undef SHMI_DC_BAR
+/* A warpgroup is 4 consecutive warps of the block (threads 128k ... 128k +
+ * 127; the last one may be shorter), all of whose threads call; it syncs
+ * on the hardware's named barrier k, as NVSHMEM does (so a block of 1024
+ * threads uses barriers 0-7: do not use those for other purposes around
+ * the call).  NVSHMEM has no other warpgroup form outside its tile API. */
+SHMI_DEV void shmi_d_warpgroup_sync(void)
+{
+    const unsigned tid = shmi_d_block_tid(), bs = shmi_d_block_size(), wg = tid / 128;
+    const unsigned n = min(128u, (bs - wg * 128 + 31) / 32 * 32);
+    asm volatile("bar.sync %0, %1;" ::"r"(wg), "r"(n) : "memory");
+}
+SHMI_DEV int nvshmemx_barrier_warpgroup(nvshmem_team_t team)
+{
+    shmi_d_team_check("nvshmemx_barrier_warpgroup", team);
+    shmi_d_warpgroup_sync();
+    if (shmi_d_block_tid() % 128 == 0) shmi_d_barrier(1);
+    shmi_d_warpgroup_sync();
+    return 0;
+}
 
 /* ---- Data movement collectives ---------------------------------------------------------- */
 template <int G>
@@ -228,12 +247,25 @@ SHMI_DEV int shmi_dc_gather(const char *fn, nvshmem_team_t team, void *dest, con
 /* Integer sums and products wrap around (computed unsigned, as on the host). */
 template <typename T, bool I = std::is_integral<T>::value> struct shmi_arith { typedef T type; };
 template <typename T> struct shmi_arith<T, true> { typedef typename std::make_unsigned<T>::type type; };
+/* half and bfloat16 compute through float, rounded back to nearest even (as
+ * on the host: src/core/reduce.c); comparisons too. */
+template <> struct shmi_arith<__half, false> { typedef float type; };
+template <> struct shmi_arith<__nv_bfloat16, false> { typedef float type; };
+template <typename T> struct shmi_cmpt { typedef T type; };
+template <> struct shmi_cmpt<__half> { typedef float type; };
+template <> struct shmi_cmpt<__nv_bfloat16> { typedef float type; };
 /* x is the accumulator, y the next PE's value (src/core/reduce_ops.h's order). */
 struct shmi_op_and { template <typename T> static __device__ __forceinline__ T f(T x, T y) { return (T)(x & y); } };
 struct shmi_op_or { template <typename T> static __device__ __forceinline__ T f(T x, T y) { return (T)(x | y); } };
 struct shmi_op_xor { template <typename T> static __device__ __forceinline__ T f(T x, T y) { return (T)(x ^ y); } };
-struct shmi_op_max { template <typename T> static __device__ __forceinline__ T f(T x, T y) { return y > x ? y : x; } };
-struct shmi_op_min { template <typename T> static __device__ __forceinline__ T f(T x, T y) { return y < x ? y : x; } };
+struct shmi_op_max {
+    template <typename T> static __device__ __forceinline__ T f(T x, T y)
+    { typedef typename shmi_cmpt<T>::type C; return (C)y > (C)x ? y : x; }
+};
+struct shmi_op_min {
+    template <typename T> static __device__ __forceinline__ T f(T x, T y)
+    { typedef typename shmi_cmpt<T>::type C; return (C)y < (C)x ? y : x; }
+};
 struct shmi_op_sum {
     template <typename T> static __device__ __forceinline__ T f(T x, T y)
     { typedef typename shmi_arith<T>::type A; return (T)((A)x + (A)y); }
@@ -510,7 +542,7 @@ static inline int nvshmemx_alltoallmem_on_stream(nvshmem_team_t team, void *dest
                                                         const T *source, size_t nelems,            \
                                                         cudaStream_t stream)                       \
     { return nvshmemx_alltoallmem_on_stream(team, dest, source, nelems * sizeof(T), stream); })
-SHMEM_TYPE_TABLE(SHMI_DC_COLL)
+NVSHMEM_TYPE_TABLE(SHMI_DC_COLL)
 #undef SHMI_DC_COLL
 #undef SHMI_DC_COLL_G
 
@@ -562,7 +594,7 @@ SHMEM_TYPE_TABLE(SHMI_DC_COLL)
     SHMI_WHEN_##B##_BIT(SHMI_DC_RED1(N, T, and) SHMI_DC_RED1(N, T, or) SHMI_DC_RED1(N, T, xor))   \
     SHMI_WHEN_##O##_ORD(SHMI_DC_RED1(N, T, max) SHMI_DC_RED1(N, T, min))                          \
     SHMI_DC_RED1(N, T, sum) SHMI_DC_RED1(N, T, prod)
-SHMEM_REDUCE_TABLE(SHMI_DC_RED)
+NVSHMEM_REDUCE_TABLE(SHMI_DC_RED)
 #undef SHMI_DC_RED
 #undef SHMI_DC_RED1
 #undef SHMI_DC_RED_G

@@ -12,7 +12,10 @@
  * (shmi_dstate: my PE, the number of PEs, the heap's base, the peers' slots)
  * and registers, before main, a host function that copies it there;
  * libsymheap calls it when the GPU heap is set up (at shmem_init in such a
- * program).  PE pe's copy of symmetric address a is
+ * program).  A module the program loads itself (cuModuleLoad, cuLibraryLoad*)
+ * runs no constructor: nvshmemx_cumodule_init / culibrary_init (nvshmemx.h)
+ * find its shmi_dstate by name and have the library fill it.  PE pe's copy
+ * of symmetric address a is
  *     a - base + slots + pe * size      (a itself for our own PE)
  * two constant-cache reads and a multiply-add, no table.
  *
@@ -443,7 +446,7 @@ SHMI_HD void nvshmem_getmem_nbi(void *d, const void *s, size_t n, int pe)
 SHMEM_SIZE_TABLE(SHMI_DV_SIZED)
 #undef SHMI_DV_SIZED
 
-/* ---- Typed families, generated from SHMEM_TYPE_TABLE ------------------------------------------
+/* ---- Typed families, generated from NVSHMEM_TYPE_TABLE ----------------------------------------
  * long double has no device form (GPUs have none; NVSHMEM has no longdouble
  * either): its routines stay host-only (SHMI_DV_QUAL picks the qualifier). */
 #define SHMI_DV_PROBE_longdouble ~, 1
@@ -582,7 +585,7 @@ SHMI_DEV void nvshmemx_putmem_signal_nbi_warp(void *d, const void *s, size_t n, 
                                               uint64_t signal, int sig_op, int pe)
 { nvshmemx_putmem_signal_warp(d, s, n, sig, signal, sig_op, pe); }
 
-SHMEM_TYPE_TABLE(SHMI_DV_RMA)
+NVSHMEM_TYPE_TABLE(SHMI_DV_RMA)
 #undef SHMI_DV_RMA
 
 /* ---- Atomics (same type subsets as OpenSHMEM) --------------------------------------------------- */
@@ -632,7 +635,7 @@ SHMEM_TYPE_TABLE(SHMI_DV_RMA)
         SHMI_DV_FN(N, void nvshmem_##N##_atomic_xor(T *dest, T v, int pe),                         \
                    shmi_d_amo<T>("nvshmem_" #N "_atomic_xor", dest, SHMI_D_XOR, v, (T)0, pe);,     \
                    shmem_##N##_atomic_xor(dest, v, pe);))
-SHMEM_TYPE_TABLE(SHMI_DV_AMO)
+NVSHMEM_TYPE_TABLE(SHMI_DV_AMO)
 #undef SHMI_DV_AMO
 
 /* ---- Point-to-point synchronization ----------------------------------------------------------------- */
@@ -644,7 +647,7 @@ SHMEM_TYPE_TABLE(SHMI_DV_AMO)
         SHMI_DV_FN(N, int nvshmem_##N##_test(T *ivar, int cmp, T v),                               \
                    return shmi_d_test("nvshmem_" #N "_test", ivar, cmp, v);,                      \
                    return shmem_##N##_test(ivar, nvshmemi_cmp(cmp), v);))
-SHMEM_TYPE_TABLE(SHMI_DV_SYNC)
+NVSHMEM_TYPE_TABLE(SHMI_DV_SYNC)
 #undef SHMI_DV_SYNC
 
 /* ---- Stream-ordered host calls that need a kernel ------------------------------------------------- */

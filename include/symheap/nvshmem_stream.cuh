@@ -164,7 +164,7 @@ SHMI_DEV size_t shmi_d_wait_some(const char *fn, T *ivars, size_t n, size_t *ind
                      return shmi_d_test_some<T, true>(ivars, n, idx, status, cmp, (T)0, vs);)      \
       SHMI_ON_HOST(return shmem_##N##_test_some_vector(ivars, n, idx, status, nvshmemi_cmp(cmp),   \
                                                        vs);) })
-SHMEM_TYPE_TABLE(SHMI_DV_WAITS)
+NVSHMEM_TYPE_TABLE(SHMI_DV_WAITS)
 #undef SHMI_DV_WAITS
 
 /* ---- Strided RMA and put-with-signal by thread groups ------------------------------------------ */
@@ -199,7 +199,7 @@ SHMI_DEV void shmi_d_strided_g(const char *fn, char *d, const char *s, ptrdiff_t
     SHMI_DEV void nvshmemx_##N##_put_signal_nbi_block(T *d, const T *s, size_t n, uint64_t *sig,   \
                                                       uint64_t signal, int sig_op, int pe)         \
     { nvshmemx_putmem_signal_block(d, s, n * sizeof(T), sig, signal, sig_op, pe); })
-SHMEM_TYPE_TABLE(SHMI_DV_GROUP_RMA)
+NVSHMEM_TYPE_TABLE(SHMI_DV_GROUP_RMA)
 #undef SHMI_DV_GROUP_RMA
 
 /* Sized: nvshmemx_iput32_warp (void pointers, the names' "iput32" spelled by hand) */
@@ -245,6 +245,21 @@ SHMEM_TYPE_TABLE(SHMI_DV_GROUP_RMA)
     { nvshmemx_putmem_signal_block(d, s, n * BYTES, sig, signal, sig_op, pe); }
 SHMEM_SIZE_TABLE(SHMI_DV_SIZED_G)
 #undef SHMI_DV_SIZED_G
+/* nvshmemx_put6_signal(_nbi)_warp/_block: NVSHMEM's size list for these four
+ * reads 8, 6, 32, 64, 128 (16 misspelt), so NVSHMEM has put6 where put16 was
+ * meant, and it moves nelems * (6 / 8) = 0 bytes: only the signal.  The same
+ * here, so that programs run unchanged; a warning says to use put16. */
+#define SHMI_DV_PUT6(SUFFIX)                                                                       \
+    __attribute__((deprecated("NVSHMEM's misspelt put16: moves no data (nelems * (6 / 8) bytes), " \
+                              "only the signal; use nvshmemx_put16_signal" #SUFFIX)))             \
+    SHMI_DEV void nvshmemx_put6_signal##SUFFIX(void *d, const void *s, size_t n, uint64_t *sig,   \
+                                               uint64_t signal, int sig_op, int pe)                \
+    { nvshmemx_putmem_signal##SUFFIX(d, s, n * (6 / 8), sig, signal, sig_op, pe); }
+SHMI_DV_PUT6(_warp)
+SHMI_DV_PUT6(_block)
+SHMI_DV_PUT6(_nbi_warp)
+SHMI_DV_PUT6(_nbi_block)
+#undef SHMI_DV_PUT6
 
 /* ---- On streams ---------------------------------------------------------------------------------- */
 #define SHMI_SK_THREADS 256
@@ -426,7 +441,7 @@ SHMEM_SIZE_TABLE(SHMI_SK_SIZED)
         shmi_k_wait<T, true><<<1, 1, 0, st>>>(ivars, n, status, cmp, (T)0, vs);                    \
         shmi_h_launch_ok("nvshmemx_" #N "_wait_until_all_vector_on_stream");                       \
     }))
-SHMEM_TYPE_TABLE(SHMI_SK_TYPED)
+NVSHMEM_TYPE_TABLE(SHMI_SK_TYPED)
 #undef SHMI_SK_TYPED
 
 #endif /* SYMHEAP_NVSHMEM_STREAM_CUH */

@@ -124,6 +124,29 @@ void nvshmemx_buffer_unregister_all(void);
 void *nvshmemx_buffer_register_symmetric(void *buf_ptr, size_t size, int flags);
 int nvshmemx_buffer_unregister_symmetric(void *mmap_ptr, size_t size);
 
+/* ---- CUmodules and CUlibraries the program loads itself (docs/gpu.md) -------
+ * Device code reads its state from its own module (shmi_dstate, one per CUDA
+ * translation unit: nvshmem_device.cuh); the units linked into the program
+ * get it from constructors, a module loaded with cuModuleLoad* or
+ * cuLibraryLoad* does not.  _init finds that module's state (a whole-program
+ * module: nvcc -cubin/-fatbin/-ptx or NVRTC, without -rdc, whose CUDA code
+ * includes symheap's nvshmem.h) and the library fills it now, or when the
+ * GPU heap comes up (a host-only program's nvshmem_malloc then gives GPU
+ * memory); _finalize stops that (call it before unloading).  0;
+ * NVSHMEMX_ERROR_INVALID_VALUE before nvshmem_init, without a usable GPU, for
+ * a module without that state, or a _finalize without _init;
+ * NVSHMEMX_ERROR_INTERNAL for a module built with another symheap's headers
+ * or a failed copy; each with one line on stderr.  The types are cuda.h's
+ * CUmodule and CUlibrary (struct CUmod_st *, struct CUlib_st *), so C
+ * programs without the CUDA headers can call them too; the library uses the
+ * driver it loaded itself (no -lcuda needed). */
+struct CUmod_st;
+struct CUlib_st;
+int nvshmemx_cumodule_init(struct CUmod_st *module);
+int nvshmemx_cumodule_finalize(struct CUmod_st *module);
+int nvshmemx_culibrary_init(struct CUlib_st *library);
+int nvshmemx_culibrary_finalize(struct CUlib_st *library);
+
 #ifdef __cplusplus
 }
 #endif
@@ -166,6 +189,7 @@ static inline void nvshmemx_sync_all_on_stream(struct CUstream_st *stream)
  * over the visible GPUs (rounded up) in host-only files. */
 #ifdef SYMHEAP_NVSHMEM_CUDA
 #include <stdio.h>
+
 #ifdef __CUDACC__
 static inline int shmi_gpu_sharers(void); /* nvshmem_coll_device.cuh */
 #else

@@ -41,6 +41,7 @@ int shmem_alltoallsmem(shmem_team_t team, void *dest, const void *source, ptrdif
                               ptrdiff_t sst, size_t nelems)                               \
     SHMI_COLL_BODY(alltoalls, dst, sst, nelems, sizeof(T))
 SHMEM_TYPE_TABLE(SHMI_DEF_COLL)
+SHMEMX_FP16_TYPE_ROWS(SHMI_DEF_COLL) /* half, bfloat16 (shmemx_fp16.h) */
 
 #define SHMI_DEF_REDUCE1(N, T, OP, RED)                                                   \
     int shmem_##N##_##OP##_reduce(shmem_team_t team, T *dest, const T *source,           \
@@ -65,4 +66,4 @@ SHMEM_TYPE_TABLE(SHMI_DEF_COLL)
     SHMI_DEF_REDUCE1(N, T, prod, RED_PROD)                                                \
     SHMI_DEF_SCAN(N, T, inscan, RED_INSCAN)                                               \
     SHMI_DEF_SCAN(N, T, exscan, RED_EXSCAN)
-SHMEM_REDUCE_TABLE(SHMI_DEF_REDUCE)
+SHMI_RED_TABLE(SHMI_DEF_REDUCE) /* with half and bfloat16 (core/coll.h) */

@@ -4,7 +4,7 @@
  * Written over the public shmem_* API, like the header's one-liners (and
  * init.c's shmi_init_uniqueid for the unique-ID start-up). */
 #include "api/ctx.h" /* shmi_init_uniqueid */
-#include "core/mem_device.h" /* shmi_gpu_adopt */
+#include "core/mem_device.h" /* shmi_gpu_adopt, shmi_gpu_module */
 #include <symheap/nvshmemx.h>
 
 #include <pthread.h>
@@ -229,7 +229,7 @@ static int reducescatter(const char *fn, nvshmem_team_t team, void *dest, const 
     SHMI_WHEN_##B##_BIT(SHMI_NV_RS1(N, T, and) SHMI_NV_RS1(N, T, or) SHMI_NV_RS1(N, T, xor)) \
     SHMI_WHEN_##O##_ORD(SHMI_NV_RS1(N, T, max) SHMI_NV_RS1(N, T, min))                      \
     SHMI_NV_RS1(N, T, sum) SHMI_NV_RS1(N, T, prod)
-SHMEM_REDUCE_TABLE(SHMI_NV_RS)
+NVSHMEM_REDUCE_TABLE(SHMI_NV_RS)
 
 /* ---- maxloc: every member reads every member's pairs, in team rank order -------------- */
 int nvshmemx_double2_maxloc_reduce_block(nvshmem_team_t team, double2 *dest, const double2 *src,
@@ -432,3 +432,30 @@ void nvshmemi_finalize(void)
     nranges = 0;
     pthread_mutex_unlock(&nv_lock);
 }
+
+/* ---- CUmodules and CUlibraries the program loads itself ---------------------------------
+ * The module's own copy of the device state (shmi_dstate) gets the GPU heap's state now or
+ * when the heap comes up (attach), or no more (detach): core/mem_device.c. */
+static int cuobject(const char *fn, void *obj, int library, int attach)
+{
+    int initialized = 0;
+    shmem_query_initialized(&initialized);
+    if (!initialized) {
+        nv_error("%s: called before nvshmem_init: initialize first, then hand over the %s", fn,
+                 library ? "library" : "module");
+        return NVSHMEMX_ERROR_INVALID_VALUE;
+    }
+    char err[600];
+    int rc = shmi_gpu_module(obj, library, attach, err, sizeof err);
+    if (rc == SHMI_OK) return NVSHMEMX_SUCCESS;
+    nv_error("%s: %s", fn, err);
+    return rc == SHMI_EINVAL ? NVSHMEMX_ERROR_INVALID_VALUE : NVSHMEMX_ERROR_INTERNAL;
+}
+int nvshmemx_cumodule_init(struct CUmod_st *module)
+{ return cuobject(__func__, module, 0, 1); }
+int nvshmemx_cumodule_finalize(struct CUmod_st *module)
+{ return cuobject(__func__, module, 0, 0); }
+int nvshmemx_culibrary_init(struct CUlib_st *library)
+{ return cuobject(__func__, library, 1, 1); }
+int nvshmemx_culibrary_finalize(struct CUlib_st *library)
+{ return cuobject(__func__, library, 1, 0); }

@@ -205,6 +205,7 @@ SHMI_PAIR(void, getmem_nbi, RMA_ARGS, get(__func__, ctx, dest, source, nelems, 1
                                 size_t bsize, size_t nblocks, int pe),                    \
               BLOCKS(T, bsize, nblocks, 0))
 SHMEM_TYPE_TABLE(SHMI_DEF_RMA)
+SHMEMX_FP16_TYPE_ROWS(SHMI_DEF_RMA) /* half, bfloat16 (shmemx_fp16.h) */
 
 /* Sized forms: an element of BYTES bytes (the T of BLOCKS is a char array). */
 #define SHMI_DEF_SIZED(BITS, BYTES)                                                       \

@@ -91,6 +91,7 @@ SHMI_PAIR(void, putmem_signal_nbi, (void *dest, const void *source, size_t nelem
     SHMI_PAIR(void, N##_put_signal_nbi,                                                   \
               (T *dest, const T *source, size_t nelems, SIG_PARAMS), PUT_SIGNAL(sizeof(T)))
 SHMEM_TYPE_TABLE(SHMI_DEF_SIGNAL)
+SHMEMX_FP16_TYPE_ROWS(SHMI_DEF_SIGNAL)
 
 #define SHMI_DEF_SIZED_SIGNAL(BITS, BYTES)                                                \
     SHMI_PAIR(void, put##BITS##_signal,                                                   \

@@ -25,6 +25,7 @@
 
 #include "core/team.h"
 
+#include <shmemx.h> /* SHMEMX_FP16_REDUCE_ROWS */
 #include <stddef.h>
 #include <stdint.h>
 
@@ -46,11 +47,13 @@ int shmi_coll_alltoall(const char *fn, shmem_team_t team, void *dest, const void
 int shmi_coll_alltoalls(const char *fn, shmem_team_t team, void *dest, const void *source,
                         ptrdiff_t dst, ptrdiff_t sst, size_t nelems, size_t elem);
 /* Reductions and scans: the operation, and the type as its row of
- * SHMEM_REDUCE_TABLE (shmem.h). */
+ * SHMI_RED_TABLE: SHMEM_REDUCE_TABLE (shmem.h), then NVSHMEM's half and
+ * bfloat16 (shmemx_fp16.h), combined through float. */
+#define SHMI_RED_TABLE(X) SHMEM_REDUCE_TABLE(X) SHMEMX_FP16_REDUCE_ROWS(X)
 enum shmi_red_op { RED_AND, RED_OR, RED_XOR, RED_MAX, RED_MIN, RED_SUM, RED_PROD, RED_INSCAN,
                    RED_EXSCAN, RED_COUNT };
 #define SHMI_RT_ENUM(N, T, B, O, G) RT_##N,
-enum shmi_red_type { SHMEM_REDUCE_TABLE(SHMI_RT_ENUM) RT_COUNT };
+enum shmi_red_type { SHMI_RED_TABLE(SHMI_RT_ENUM) RT_COUNT };
 int shmi_coll_reduce(const char *fn, shmem_team_t team, void *dest, const void *source,
                      size_t nelems, enum shmi_red_type type, enum shmi_red_op op);
 

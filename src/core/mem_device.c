@@ -57,9 +57,79 @@ int shmi_gpu_register(shmemx_gpu_publish_t fn, unsigned version)
     return 0;
 }
 
+static int publish_module(uint64_t dptr)
+{
+    return shmi_cuda_copy((void *)(uintptr_t)dptr, &shmi_g.dev.st, sizeof shmi_g.dev.st);
+}
+
 static void publish(void)
 {
     for (int i = 0; i < npublishers; i++) publishers[i](&shmi_g.dev.st);
+    for (int i = 0; i < shmi_g.dev.nmodules; i++)
+        if (publish_module(shmi_g.dev.modules[i]) != SHMI_OK)
+            shmi_log_warn("cannot copy the GPU heap's state into a loaded CUmodule/CUlibrary: %s: "
+                      "its kernels' device calls will fail", shmi_cuda_errstr());
+}
+
+int shmi_gpu_module(void *obj, int library, int attach, char *err, size_t errlen)
+{
+    struct shmi_gpu_state *d = &shmi_g.dev;
+    const char *what = library ? "library" : "module";
+    if (!obj) {
+        snprintf(err, errlen, "the %s is NULL: pass the handle cu%sLoad* gave", what,
+                 library ? "Library" : "Module");
+        return SHMI_EINVAL;
+    }
+    if (!shmi_g.env.GPU) {
+        snprintf(err, errlen, "SHMEM_GPU=0: this job uses no GPU; unset it to use the %s", what);
+        return SHMI_EINVAL;
+    }
+    if (shmi_cuda_load(shmi_g.me, &d->info, err, errlen) != SHMI_OK) return SHMI_EINVAL;
+    uint64_t dptr = 0;
+    size_t size = 0;
+    int rc = shmi_cuda_global(obj, library, "shmi_dstate", &dptr, &size);
+    if (rc == SHMI_EINVAL) {
+        snprintf(err, errlen, "the %s has no symheap device state (shmi_dstate): compile its "
+                 "CUDA code with symheap's nvshmem.h, whole-program (nvcc -cubin, -fatbin or "
+                 "-ptx without -rdc; NVRTC without -rdc)", what);
+        return rc;
+    }
+    if (rc != SHMI_OK) {
+        snprintf(err, errlen, "cannot find the %s's device state: %s", what, shmi_cuda_errstr());
+        return rc;
+    }
+    if (size != sizeof d->st) {
+        snprintf(err, errlen, "the %s's device state is %zu bytes, this library's %zu: rebuild "
+                 "it with this symheap's headers", what, size, sizeof d->st);
+        return SHMI_ERANGE;
+    }
+    int i = 0;
+    while (i < d->nmodules && d->modules[i] != dptr) i++;
+    if (!attach) {
+        if (i < d->nmodules) {
+            d->modules[i] = d->modules[--d->nmodules];
+            return SHMI_OK;
+        }
+        snprintf(err, errlen, "this %s's state (at 0x%llx) is not initialized: call the _init "
+                 "form first (or it was finalized already)", what, (unsigned long long)dptr);
+        return SHMI_EINVAL;
+    }
+    const int added = i == d->nmodules;
+    if (added) {
+        if (d->nmodules == SHMI_GPU_MODULES) {
+            snprintf(err, errlen, "%d modules and libraries are initialized already, the most "
+                     "there may be: finalize one that is no longer used", SHMI_GPU_MODULES);
+            return SHMI_ENOMEM;
+        }
+        d->modules[d->nmodules++] = dptr;
+    }
+    if (d->status == GPU_UP && publish_module(dptr) != SHMI_OK) {
+        snprintf(err, errlen, "cannot copy the GPU heap's state into the %s (at 0x%llx): %s",
+                 what, (unsigned long long)dptr, shmi_cuda_errstr());
+        if (added) d->nmodules--;
+        return SHMI_ESYS;
+    }
+    return SHMI_OK;
 }
 
 /* ---- set-up ---------------------------------------------------------------- */
@@ -173,9 +243,10 @@ int shmi_gpu_hinted(const char *fn, long hints)
     if (!(hints & SHMEMX_MALLOC_DEVICE_AUTO)) return 0;
     if (shmi_g.dev.status == GPU_UP) return 1;
     if (shmi_g.dev.status == GPU_NONE || !shmi_g.env.GPU) return 0;
-    /* AUTO: only programs with CUDA code (or SHMEM_MALLOC_GPU=1) want the GPU;
-     * a C program's nvshmem_malloc keeps host memory it can loop over. */
-    if (npublishers == 0 && !shmi_g.env.MALLOC_GPU) return 0;
+    /* AUTO: only programs with CUDA code, or a CUmodule/CUlibrary given to
+     * nvshmemx_cumodule_init (or SHMEM_MALLOC_GPU=1), want the GPU; a C
+     * program's nvshmem_malloc keeps host memory it can loop over. */
+    if (npublishers == 0 && shmi_g.dev.nmodules == 0 && !shmi_g.env.MALLOC_GPU) return 0;
     shmi_barrier_checked(fn, SHMI_OP_GPU_INIT, 0, 0, 0);
     return gpu_up(fn, 0);
 }

@@ -28,6 +28,14 @@ void shmi_gpu_fini(void);
  * now if the GPU heap is up, and whenever it comes up.  Callable before
  * shmem_init (static constructors of CUDA code).  0, or -1. */
 int shmi_gpu_register(shmemx_gpu_publish_t fn, unsigned version);
+/* The device state of a CUmodule (library 0) or CUlibrary (1) the program
+ * loaded itself (nvshmemx_cumodule_init): attach: it gets the state now if
+ * the GPU heap is up, and whenever it comes up; else it is forgotten.  Loads
+ * the CUDA driver if the heap has not yet.  0, or a code with the reason in
+ * err: SHMI_EINVAL (no usable GPU, no state in the module, detaching one not
+ * attached), SHMI_ERANGE (state of another size), SHMI_ENOMEM
+ * (SHMI_GPU_MODULES attached), SHMI_ESYS (a driver call failed). */
+int shmi_gpu_module(void *obj, int library, int attach, char *err, size_t errlen);
 /* 1 while the GPU heap is up. */
 int shmi_gpu_up(void);
 

@@ -83,7 +83,7 @@ static const char *const op_names[] = { "and_reduce", "or_reduce", "xor_reduce",
                                         "sum_inscan", "sum_exscan" };
 
 #define SHMI_RT_NAME(N, T, B, O, G) #N,
-static const char *const type_names[RT_COUNT] = { SHMEM_REDUCE_TABLE(SHMI_RT_NAME) };
+static const char *const type_names[RT_COUNT] = { SHMI_RED_TABLE(SHMI_RT_NAME) };
 
 const char *shmi_reduce_name(uint64_t code, char *buf, size_t len)
 {
@@ -383,6 +383,24 @@ int shmi_scan_nodes(const char *fn, struct shmem_team_s *t, void *dest, const vo
     SHMI_COMBINE(N, T, sum)                                                               \
     SHMI_COMBINE(N, T, prod)
 SHMEM_REDUCE_TABLE(SHMI_DEF_COMBINE)
+/* half and bfloat16: each element to float, SHMI_EXPR_<op>(float) there (on
+ * one-element arrays x, y at i = 0), rounded back to nearest even. */
+#define SHMI_COMBINE16(N, T, OP)                                                          \
+    static void red_##N##_##OP(void *acc, const void *in, size_t n)                       \
+    {                                                                                     \
+        T *restrict xs = acc;                                                             \
+        const T *restrict ys = in;                                                        \
+        for (size_t k = 0; k < n; k++) {                                                  \
+            const float x[1] = { shmemx_##N##_to_float(xs[k]) };                          \
+            const float y[1] = { shmemx_##N##_to_float(ys[k]) };                          \
+            const size_t i = 0;                                                           \
+            xs[k] = shmemx_##N##_from_float(SHMI_EXPR_##OP(float));                       \
+        }                                                                                 \
+    }
+#define SHMI_DEF_COMBINE16(N, T, B, O, G)                                                 \
+    SHMI_COMBINE16(N, T, max) SHMI_COMBINE16(N, T, min) SHMI_COMBINE16(N, T, sum)         \
+    SHMI_COMBINE16(N, T, prod)
+SHMEMX_FP16_REDUCE_ROWS(SHMI_DEF_COMBINE16)
 
 /* combine[type][op]: NULL where the spec has no such routine (the API
  * generates entry points for the same subsets, from the same table). */
@@ -392,9 +410,9 @@ SHMEM_REDUCE_TABLE(SHMI_DEF_COMBINE)
                  SHMI_WHEN_##O##_ORD([RED_MAX] = red_##N##_max, [RED_MIN] = red_##N##_min, ) \
                  [RED_SUM] = red_##N##_sum, [RED_PROD] = red_##N##_prod,                  \
                  [RED_INSCAN] = red_##N##_sum, [RED_EXSCAN] = red_##N##_sum },
-static const combine_fn combine[RT_COUNT][RED_COUNT] = { SHMEM_REDUCE_TABLE(SHMI_ROW) };
+static const combine_fn combine[RT_COUNT][RED_COUNT] = { SHMI_RED_TABLE(SHMI_ROW) };
 #define SHMI_SIZE(N, T, B, O, G) [RT_##N] = sizeof(T),
-static const size_t elem_size[RT_COUNT] = { SHMEM_REDUCE_TABLE(SHMI_SIZE) };
+static const size_t elem_size[RT_COUNT] = { SHMI_RED_TABLE(SHMI_SIZE) };
 
 int shmi_coll_reduce(const char *fn, shmem_team_t team, void *dest, const void *source,
                      size_t nelems, enum shmi_red_type type, enum shmi_red_op op)

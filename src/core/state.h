@@ -178,6 +178,7 @@ static inline struct shmi_sheap *shmi_sheap_of(struct shmi_sheap *const *heaps, 
     return NULL;
 }
 
+#define SHMI_GPU_MODULES 64
 /* The GPU heap's device side (mem_device.c): the CUDA segment and what the
  * device API is told (shmemx_gpu_state_t, published to CUDA code). */
 struct shmi_gpu_state {
@@ -189,6 +190,10 @@ struct shmi_gpu_state {
     /* buffers of the program's own (nvshmemx_buffer_register_symmetric):
      * [gpu.size, seg.high) of the segment, offsets from gpu.size */
     shmi_alloc_t *reg;
+    /* device addresses of the state in CUmodules/CUlibraries the program
+     * loaded itself (nvshmemx_cumodule_init): published to like the units */
+    uint64_t modules[SHMI_GPU_MODULES];
+    int nmodules;
 };
 
 enum { SHMI_UNINIT = 0, SHMI_RUNNING = 1, SHMI_FINALIZED = 2 };

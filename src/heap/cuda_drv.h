@@ -22,7 +22,7 @@
     X(cuMemExportToShareableHandle) X(cuMemImportFromShareableHandle)                     \
     X(cuMemcpyAsync) X(cuMemcpy2DAsync) X(cuMemsetD8Async) X(cuStreamSynchronize)            \
     X(cuStreamCreate) X(cuMemRetainAllocationHandle) X(cuMemGetAllocationPropertiesFromHandle) \
-    X(cuMemGetAddressRange)
+    X(cuMemGetAddressRange) X(cuModuleGetGlobal) X(cuLibraryGetGlobal)
 
 struct shmi_cu {
 #define SHMI_CU_FIELD(name) __typeof__(name) *name;

@@ -73,6 +73,9 @@ int shmi_cuda_copy2d(void *dst, size_t dpitch, const void *src, size_t spitch, s
                      size_t count);
 /* Stream-ordered: enqueued on stream (a CUstream / cudaStream_t), returns at once. */
 int shmi_cuda_copy_async(void *dst, const void *src, size_t n, void *stream);
+/* Address and size of global `name` in a CUmodule (library 0) or CUlibrary
+ * (1) the program loaded: 0, SHMI_EINVAL when it has none by that name. */
+int shmi_cuda_global(void *obj, int library, const char *name, uint64_t *dptr, size_t *size);
 
 /* Unmap everything and free the reservations (not collective). */
 void shmi_cuda_seg_destroy(struct shmi_cuda_seg *s);

@@ -52,6 +52,20 @@ int shmi_cuda_copy_async(void *dst, const void *src, size_t n, void *stream)
     return SHMI_CU(cuMemcpyAsync, ((CUdeviceptr)dst, (CUdeviceptr)src, n, (CUstream)stream));
 }
 
+int shmi_cuda_global(void *obj, int library, const char *name, uint64_t *dptr, size_t *size)
+{
+    CUdeviceptr p = 0;
+    size_t n = 0;
+    shmi_cuda_bind();
+    CUresult r = library ? shmi_cu.cuLibraryGetGlobal(&p, &n, (CUlibrary)obj, name)
+                         : shmi_cu.cuModuleGetGlobal(&p, &n, (CUmodule)obj, name);
+    if (r == CUDA_ERROR_NOT_FOUND) return SHMI_EINVAL;
+    if (r != CUDA_SUCCESS) return shmi_cuda_fail(library ? "cuLibraryGetGlobal" : "cuModuleGetGlobal", r);
+    *dptr = (uint64_t)p;
+    *size = n;
+    return SHMI_OK;
+}
+
 #else /* !SYMHEAP_CUDA: unreachable without a loaded driver; each fails as the kind does */
 
 int shmi_cuda_copy(void *dst, const void *src, size_t n)
@@ -61,5 +75,7 @@ int shmi_cuda_copy2d(void *dst, size_t dpitch, const void *src, size_t spitch, s
 { (void)dst; (void)dpitch; (void)src; (void)spitch; (void)elem; (void)count; return SHMI_ENOTSUP; }
 int shmi_cuda_copy_async(void *dst, const void *src, size_t n, void *stream)
 { (void)dst; (void)src; (void)n; (void)stream; return SHMI_ENOTSUP; }
+int shmi_cuda_global(void *obj, int library, const char *name, uint64_t *dptr, size_t *size)
+{ (void)obj; (void)library; (void)name; (void)dptr; (void)size; return SHMI_ENOTSUP; }
 
 #endif

@@ -356,6 +356,8 @@ int main(int argc, char **argv)
     if (argc > 1) return misuse(argv[1]);
 
     CHECK(nvshmemx_init_status() == NVSHMEM_STATUS_NOT_INITIALIZED);
+    /* CUmodule/CUlibrary routines: NVSHMEM's status, one line each (gpu_module has the rest) */
+    CHECK(nvshmemx_cumodule_init(NULL) == NVSHMEMX_ERROR_INVALID_VALUE); /* before init */
     nvshmemx_init_attr_t attr = NVSHMEMX_INIT_ATTR_INITIALIZER;
     CHECK(attr.version == NVSHMEM_INIT_ATTR_V2_IDENTIFIER && attr.args.uid_args.myrank == -1);
     CHECK(nvshmemx_init_attr(NVSHMEMX_INIT_WITH_SHMEM, &attr) == 0);
@@ -364,6 +366,8 @@ int main(int argc, char **argv)
     n = nvshmem_n_pes();
 
     check_constants();
+    CHECK(nvshmemx_cumodule_init(NULL) == NVSHMEMX_ERROR_INVALID_VALUE);
+    CHECK(nvshmemx_culibrary_finalize(NULL) == NVSHMEMX_ERROR_INVALID_VALUE);
     check_teams();
     check_collectives(NVSHMEM_TEAM_WORLD, 0, 1);
     nvshmem_team_t even;
