@@ -397,9 +397,9 @@ SHMEM_REDUCE_TABLE(SHMI_DEF_COMBINE)
             xs[k] = shmemx_##N##_from_float(SHMI_EXPR_##OP(float));                       \
         }                                                                                 \
     }
-#define SHMI_DEF_COMBINE16(N, T, B, O, G)                                                 \
-    SHMI_COMBINE16(N, T, max) SHMI_COMBINE16(N, T, min) SHMI_COMBINE16(N, T, sum)         \
-    SHMI_COMBINE16(N, T, prod)
+#define SHMI_DEF_COMBINE16(N, T, B, O, G) /* no bitwise operators on them */            \
+    SHMI_WHEN_##O##_ORD(SHMI_COMBINE16(N, T, max) SHMI_COMBINE16(N, T, min))              \
+    SHMI_COMBINE16(N, T, sum) SHMI_COMBINE16(N, T, prod)
 SHMEMX_FP16_REDUCE_ROWS(SHMI_DEF_COMBINE16)
 
 /* combine[type][op]: NULL where the spec has no such routine (the API

@@ -14,7 +14,7 @@
 #define DRV_FNS(X)                                                                        \
     X(cuInit) X(cuGetErrorString) X(cuModuleLoad) X(cuModuleGetFunction)                  \
     X(cuModuleUnload) X(cuLaunchKernel) X(cuFuncGetModule) X(cuLibraryLoadFromFile)       \
-    X(cuLibraryGetKernel) X(cuLibraryUnload)
+    X(cuLibraryGetKernel) X(cuKernelGetFunction) X(cuLibraryUnload)
 #define DRV_PTR(f) static decltype(&f) p_##f;
 DRV_FNS(DRV_PTR)
 static void load_driver(void)
@@ -81,7 +81,9 @@ int main(int argc, char **argv)
     EXPECT(nvshmemx_culibrary_init(lib) == 0, "nvshmemx_culibrary_init failed");
     CUkernel k;
     CU(cuLibraryGetKernel(&k, lib, "k_mod_ring"));
-    ring((CUfunction)k, slot, 2000, out);
+    CUfunction kf;
+    CU(cuKernelGetFunction(&kf, k)); /* the kernel in the current context */
+    ring(kf, slot, 2000, out);
     EXPECT(nvshmemx_culibrary_finalize(lib) == 0, "nvshmemx_culibrary_finalize failed");
     EXPECT(nvshmemx_culibrary_finalize(lib) == NVSHMEMX_ERROR_INVALID_VALUE,
            "second finalize: not NVSHMEMX_ERROR_INVALID_VALUE");
