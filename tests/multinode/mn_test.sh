@@ -165,6 +165,17 @@ mpi() {
     t0=$(now_ms)
     timeout -k 5 120 "${LAUNCH[@]}" "$@" >"$T/out" 2>"$T/err"
     RC=$?
+    # Known flake of the test hosts (not of the library): with 4 PEs per host
+    # a UCX TCP connection between the namespaces is now and then refused and
+    # UCX ends the job ("Endpoint timeout"); a job that should pass gets one
+    # more try, saying so.
+    if [ "$want" = 0 ] && [ "$RC" != 0 ] && grep -q "UCX  ERROR   connect(.*Connection refused" "$T/out" "$T/err"; then
+        echo "mn_test.sh: $CASE: UCX could not connect between the test hosts (Connection refused); trying once more" >&2
+        launcher
+        t0=$(now_ms)
+        timeout -k 5 120 "${LAUNCH[@]}" "$@" >"$T/out" 2>"$T/err"
+        RC=$?
+    fi
     MS=$(($(now_ms) - t0))
     [ -z "${MN_VERBOSE:-}" ] || { echo "rc $RC in $MS ms"; cat "$T/out" "$T/err"; }
     if { [ "$want" = nz ] && [ "$RC" = 0 ]; } || { [ "$want" != nz ] && [ "$RC" != "$want" ]; }; then
