@@ -101,6 +101,8 @@ done
 [ -x "$PROG" ] || { echo "FAIL [$CASE]: $PROG is missing: build the tree first"; exit 1; }
 SUPP=$(cd "$(dirname "$0")" && pwd)/lsan.supp
 export LSAN_OPTIONS="suppressions=$SUPP${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
+# ASan builds: UCX copying symmetric globals for a remote PE (asan.supp says why)
+export ASAN_OPTIONS="suppressions=$(dirname "$SUPP")/asan.supp${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
 mkdir -p "$WORK"
 # CASE.PID.XXXXXX: the directories of runs killed before their cleanup
 # (SIGKILL) are removed by the next run; hosts_up reaps their namespaces.
@@ -152,7 +154,7 @@ launcher() { # sets LAUNCH: the launcher with K PEs on each host
         local e x=()
         for e in "${ENVS[@]}"; do x+=(-x "$e"); done
         hosts_mpi "$K"
-        LAUNCH=(ip netns exec "$NA" "${HOSTS_MPI[@]}" -x LSAN_OPTIONS "${x[@]}" ${MN_EXTRA:-})
+        LAUNCH=(ip netns exec "$NA" "${HOSTS_MPI[@]}" -x LSAN_OPTIONS -x ASAN_OPTIONS "${x[@]}" ${MN_EXTRA:-})
     fi
 }
 
