@@ -295,9 +295,10 @@ template <typename T> SHMI_DEV T *shmi_d_peer_nc(T *a, int p)
 }
 
 /* dest[i] = src_0[i] OP src_1[i] OP ... for i in [lo, hi), over every PE's
- * src (a symmetric address) in PE order, by the group's threads. */
+ * src (a symmetric address) in PE order, by the group's threads; one
+ * element at a time. */
 template <typename T, typename OP>
-SHMI_DEV void shmi_dc_combine(T *dest, const T *src, size_t lo, size_t hi, unsigned tid, unsigned nth)
+SHMI_DEV void shmi_dc_combine1(T *dest, const T *src, size_t lo, size_t hi, unsigned tid, unsigned nth)
 {
     const int n = shmi_dstate.npes;
     for (size_t i = lo + tid; i < hi; i += nth) {
@@ -305,6 +306,78 @@ SHMI_DEV void shmi_dc_combine(T *dest, const T *src, size_t lo, size_t hi, unsig
         for (int r = 1; r < n; r++) acc = OP::f(acc, shmi_d_ldcg(shmi_d_peer_nc(src, r) + i));
         dest[i] = acc;
     }
+}
+
+/* 16-byte vectors of 16 / sizeof(T) elements, for T of 1, 2, 4 or 8 bytes:
+ * acc = acc OP y lane by lane (the same operation, in the same order, as
+ * one element at a time). */
+template <typename T, typename OP, bool V = (sizeof(T) <= 8 && 16 % sizeof(T) == 0)>
+struct shmi_dc_vec {
+    enum { E = 16 / sizeof(T) };
+    static __device__ __forceinline__ int4 f(int4 acc, int4 y)
+    {
+        T a[E], b[E];
+        memcpy(a, &acc, 16);
+        memcpy(b, &y, 16);
+#pragma unroll
+        for (int k = 0; k < E; k++) a[k] = OP::f(a[k], b[k]);
+        memcpy(&acc, a, 16);
+        return acc;
+    }
+    /* PE r's vector v of the array that starts at a (16-byte aligned) */
+    static __device__ __forceinline__ int4 ld(const T *a, int r, size_t v)
+    {
+        return __ldcg((const int4 *)shmi_d_peer_nc(a, r) + v);
+    }
+    /* Elements [lo, hi) as far as vectors go; returns the new lo.  The
+     * elements before the first 16-byte boundary of dest + lo are done
+     * one at a time; vectors need src + lo to be on the same boundary,
+     * and the peers' mappings 16-byte aligned (their heaps start on it). */
+    static __device__ __forceinline__ size_t run(T *dest, const T *src, size_t lo, size_t hi,
+                                                 unsigned tid, unsigned nth)
+    {
+        const uintptr_t d = (uintptr_t)(dest + lo), s = (uintptr_t)(src + lo);
+        if (hi - lo < 2 * E || ((d ^ s) & 15) || (d % sizeof(T)) ||
+            ((shmi_dstate.base | shmi_dstate.slots | shmi_dstate.size) & 15))
+            return lo;
+        const size_t head = ((16 - (d & 15)) & 15) / sizeof(T);
+        shmi_dc_combine1<T, OP>(dest, src, lo, lo + head, tid, nth);
+        lo += head;
+        const int n = shmi_dstate.npes;
+        const size_t nv = (hi - lo) / E;
+        const T *a = src + lo;
+        int4 *dv = (int4 *)(dest + lo);
+        size_t v = tid;
+        for (; v + nth < nv; v += 2 * (size_t)nth) { /* two vectors per PE in flight */
+            int4 x0 = ld(a, 0, v), x1 = ld(a, 0, v + nth);
+            for (int r = 1; r < n; r++) {
+                int4 y0 = ld(a, r, v), y1 = ld(a, r, v + nth);
+                x0 = f(x0, y0);
+                x1 = f(x1, y1);
+            }
+            dv[v] = x0;
+            dv[v + nth] = x1;
+        }
+        for (; v < nv; v += nth) {
+            int4 x = ld(a, 0, v);
+            for (int r = 1; r < n; r++) x = f(x, ld(a, r, v));
+            dv[v] = x;
+        }
+        return lo + nv * E;
+    }
+};
+template <typename T, typename OP> struct shmi_dc_vec<T, OP, false> {
+    static __device__ __forceinline__ size_t run(T *, const T *, size_t lo, size_t, unsigned, unsigned)
+    { return lo; }
+};
+
+/* The same, with 16-byte loads where the addresses allow (most of a
+ * large reduction), the rest one element at a time. */
+template <typename T, typename OP>
+SHMI_DEV void shmi_dc_combine(T *dest, const T *src, size_t lo, size_t hi, unsigned tid, unsigned nth)
+{
+    if (hi > lo) lo = shmi_dc_vec<T, OP>::run(dest, src, lo, hi, tid, nth);
+    shmi_dc_combine1<T, OP>(dest, src, lo, hi, tid, nth);
 }
 
 template <int G, typename T, typename OP>
