@@ -149,17 +149,23 @@ template <typename T> SHMI_DEV T *shmi_d_peer(const char *fn, const T *a, int pe
 /* ---- Memory order helpers -------------------------------------------------------- */
 SHMI_DEV void shmi_d_fence(void) { __threadfence_system(); }
 
-SHMI_DEV unsigned long long shmi_d_ld_acquire(const unsigned long long *p)
-{
-    unsigned long long v;
-    asm volatile("ld.acquire.sys.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
-    return v;
-}
-
-SHMI_DEV void shmi_d_st_release(unsigned long long *p, unsigned long long v)
-{
-    asm volatile("st.release.sys.global.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
-}
+/* Strong 64-bit loads and stores at system scope: shmi_d_ld_acquire,
+ * shmi_d_st_release, and their relaxed forms (ordered by a fence of the
+ * caller's). */
+#define SHMI_D_LDST(SEM_LD, SEM_ST)                                                               \
+    SHMI_DEV unsigned long long shmi_d_ld_##SEM_LD(const unsigned long long *p)                   \
+    {                                                                                             \
+        unsigned long long v;                                                                     \
+        asm volatile("ld." #SEM_LD ".sys.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");    \
+        return v;                                                                                 \
+    }                                                                                             \
+    SHMI_DEV void shmi_d_st_##SEM_ST(unsigned long long *p, unsigned long long v)                 \
+    {                                                                                             \
+        asm volatile("st." #SEM_ST ".sys.global.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");     \
+    }
+SHMI_D_LDST(acquire, release)
+SHMI_D_LDST(relaxed, relaxed)
+#undef SHMI_D_LDST
 
 /* ---- Bulk copy by a group of nth threads (this one is tid) ------------------------- */
 /* CG: loads at L2 (ld.global.cg), never from a stale L1 line: for data
@@ -334,14 +340,25 @@ template <typename T> SHMI_DEV int shmi_d_test(const char *fn, T *ivar, int cmp,
     return ok;
 }
 
-/* ---- Barrier: dissemination over the device control blocks ----------------------------
- * Each PE's control block (zeroed at set-up, at shmi_dstate.ctl) holds one
- * flag per round, 128 bytes apart, and the PE's own barrier count.  In round
- * r PE i release-stores the barrier's epoch into PE (i + 2^r) % n's flag r and
- * waits until its own flag r reaches the epoch; epochs only grow, so flags are
- * never reset.  One thread per PE calls it (the block/warp forms elect one). */
+/* ---- Barrier over the device control blocks ------------------------------------------
+ * Each PE's control block (zeroed at set-up, at shmi_dstate.ctl) holds 16
+ * flags, 128 bytes apart, and the PE's own barrier count (its epoch; every
+ * PE does the same barriers, so the epochs agree).  Flags only grow, so
+ * they are never reset.  One thread per PE calls it (the block/warp forms
+ * elect one).
+ *  - Up to SHMI_D_BARRIER_A2A_MAX PEs (at most 16), one round: flag p
+ *    belongs to PE p; a PE fences, stores its epoch into its flag in every
+ *    peer's block, and waits until every peer's flag in its own block has
+ *    reached the epoch, then fences (acquire).  One store-to-poll latency,
+ *    whatever the PE count.
+ *  - More PEs: dissemination, flag r for round r: in round r PE i
+ *    release-stores the epoch into PE (i + 2^r) % n's flag r and waits until
+ *    its own flag r reaches it; log2(n) rounds one after the other. */
+#ifndef SHMI_D_BARRIER_A2A_MAX
+#define SHMI_D_BARRIER_A2A_MAX 8
+#endif
 struct shmi_dctl {
-    unsigned long long bar[16][16]; /* [round][0] used */
+    unsigned long long bar[16][16]; /* [flag][0] used */
     unsigned long long epoch;       /* barriers completed by this PE */
     unsigned long long pad[63];
     unsigned long long gpu_id;      /* SHMI_DCTL_GPU_ID: the PE's physical GPU (publish) */
@@ -350,11 +367,25 @@ static_assert(offsetof(shmi_dctl, gpu_id) == SHMI_DCTL_GPU_ID, "control block la
 
 SHMI_DEV void shmi_d_barrier(int quiet)
 {
-    if (quiet) shmi_d_fence();
     shmi_dctl *c = (shmi_dctl *)shmi_dstate.ctl;
     unsigned long long e = *(volatile unsigned long long *)&c->epoch + 1;
     *(volatile unsigned long long *)&c->epoch = e;
     int n = shmi_dstate.npes, me = shmi_dstate.me;
+    if (n <= SHMI_D_BARRIER_A2A_MAX && n <= 16) {
+        /* the fence makes the relaxed stores below releases (and completes
+         * this PE's puts: quiet) */
+        shmi_d_fence();
+        for (int i = 1; i < n; i++)
+            shmi_d_st_relaxed(shmi_d_peer("nvshmem_barrier_all", &c->bar[me][0], (me + i) % n), e);
+        for (int i = 1; i < n; i++) {
+            const unsigned long long *f = &c->bar[(me + n - i) % n][0];
+            while (shmi_d_ld_relaxed(f) < e) {
+            }
+        }
+        asm volatile("fence.acq_rel.sys;" ::: "memory"); /* the polls become acquires */
+        return;
+    }
+    if (quiet) shmi_d_fence();
     for (int r = 0, dist = 1; dist < n; r++, dist <<= 1) {
         int to = (me + dist) % n;
         shmi_d_st_release(shmi_d_peer("nvshmem_barrier_all", &c->bar[r][0], to), e);
