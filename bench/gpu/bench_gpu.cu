@@ -186,7 +186,9 @@ __device__ __forceinline__ void coll_call(int32_t *d, const int32_t *s, size_t n
     }
 }
 
-template <int C, int F> __global__ void k_coll(int32_t *d, const int32_t *s, size_t ne, long iters)
+/* launch bounds: the block forms of both libraries need them to fit COLL_THREADS
+ * threads ("too many resources requested for launch" otherwise) */
+template <int C, int F> __global__ void __launch_bounds__(COLL_THREADS) k_coll(int32_t *d, const int32_t *s, size_t ne, long iters)
 {
     for (long i = 0; i < iters; i++) coll_call<C, F>(d, s, ne);
 }

@@ -42,11 +42,15 @@ if [ "$npes" -gt 1 ] && command -v nvidia-cuda-mps-control >/dev/null; then
     export CUDA_MPS_PIPE_DIRECTORY=$mps/pipe CUDA_MPS_LOG_DIRECTORY=$mps/log
     nvidia-cuda-mps-control -d >/dev/null 2>&1 || { echo "# MPS did not start"; mps=""; }
 fi
-# its host library and bootstrap plugins, and the pip CUDA runtime it may need
+# its host library and bootstrap plugins, and the pip CUDA runtime it may need.
+# NVSHMEM_IGNORE_CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=1: NVSHMEM's full multi-process-
+# per-GPU mode under MPS without capping each PE's SMs (otherwise its on-stream
+# barrier stops with "not supported with limited MPG"); symheap's PEs get the
+# whole GPU as well.
 libs="$nv/lib"
 for d in "$nv"/../*/lib; do [ -d "$d" ] && libs="$libs:$d"; done
 LD_LIBRARY_PATH="$libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
-NVSHMEM_REMOTE_TRANSPORT=none NVSHMEM_BOOTSTRAP_UID_SOCK_IFNAME=lo \
+NVSHMEM_REMOTE_TRANSPORT=none NVSHMEM_BOOTSTRAP_UID_SOCK_IFNAME=lo NVSHMEM_IGNORE_CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=1 \
 NVSHMEM_SYMMETRIC_SIZE=${NVSHMEM_SYMMETRIC_SIZE:-3G} BENCH_NPES=$npes \
     timeout "$tmo" "$nvbin" "${args[@]}" | tee "$out/nvshmem.txt" || echo "# NVSHMEM run failed ($?)"
 [ -n "$mps" ] && { echo quit | nvidia-cuda-mps-control >/dev/null 2>&1 || true; rm -rf "$mps"; }

@@ -142,10 +142,12 @@ int main(void)
     int *round, *bad;
     CK(cudaMalloc(&round, sizeof(int)));
     CK(cudaMalloc(&bad, 4 * sizeof(int)));
-    CK(cudaMemset(round, 0, sizeof(int)));
-    CK(cudaMemset(bad, 0, 4 * sizeof(int)));
     cudaStream_t st;
     CK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
+    /* on st: a non-blocking stream does not wait for the legacy stream's
+     * cudaMemset (that race made the first graph replay read the old round) */
+    CK(cudaMemsetAsync(round, 0, sizeof(int), st));
+    CK(cudaMemsetAsync(bad, 0, 4 * sizeof(int), st));
 
     /* stream order, small and large sizes, root = round % np as k_check expects */
     const size_t sizes[] = { 1, 100, 5000, MAXN };
@@ -158,7 +160,8 @@ int main(void)
 
     /* A graph of one round per root, replayed: k_check expects root r % np,
      * so capture np rounds (one per root) and replay the graph. */
-    CK(cudaMemset(round, 0, sizeof(int)));
+    CK(cudaMemsetAsync(round, 0, sizeof(int), st));
+    CK(cudaStreamSynchronize(st));
     nvshmem_barrier_all();
     cudaGraph_t graph;
     cudaGraphExec_t exec;

@@ -140,6 +140,10 @@ int main(void)
     nvshmem_int_broadcast(NVSHMEM_TEAM_WORLD, dst, src, N, root);
     b = count_bad(dst, N, 5000000 + root, bad);
     EXPECT(b == 0, "nvshmem_int_broadcast on device memory: %d ints wrong", b);
+    /* every PE has checked its dst before the next step writes its left
+     * neighbour's (without this barrier a fast PE's put below overwrote a
+     * slow neighbour's broadcast result before it was checked: 4 PEs) */
+    nvshmem_barrier_all();
 
     /* Stream-ordered: putmem_on_stream then barrier_all_on_stream. */
     cudaStream_t st;
