@@ -360,12 +360,26 @@ template <typename T> SHMI_DEV int shmi_d_test(const char *fn, T *ivar, int cmp,
 struct shmi_dctl {
     unsigned long long bar[16][16]; /* [flag][0] used */
     unsigned long long epoch;       /* barriers completed by this PE */
-    unsigned long long pad[63];
+    unsigned long long ll_epoch;    /* low-latency collectives begun (nvshmem_coll_device.cuh) */
+    unsigned long long ll_clear;    /* ll_epoch at this PE's last barrier: all PEs finished those */
+    unsigned long long pad[13];
+    unsigned long long ll_done;     /* ... and finished: peers read it (own 128-byte line) */
+    unsigned long long pad2[47];
     unsigned long long gpu_id;      /* SHMI_DCTL_GPU_ID: the PE's physical GPU (publish) */
 };
 static_assert(offsetof(shmi_dctl, gpu_id) == SHMI_DCTL_GPU_ID, "control block layout");
 
+SHMI_DEV void shmi_d_barrier_(int quiet);
+/* Every PE has also finished the low-latency collectives it began before
+ * the barrier (nvshmem_coll_device.cuh: shmi_dc_ll): note it in ll_clear. */
 SHMI_DEV void shmi_d_barrier(int quiet)
+{
+    shmi_dctl *c = (shmi_dctl *)shmi_dstate.ctl;
+    const unsigned long long ll = *(volatile unsigned long long *)&c->ll_epoch;
+    shmi_d_barrier_(quiet);
+    *(volatile unsigned long long *)&c->ll_clear = ll;
+}
+SHMI_DEV void shmi_d_barrier_(int quiet)
 {
     shmi_dctl *c = (shmi_dctl *)shmi_dstate.ctl;
     unsigned long long e = *(volatile unsigned long long *)&c->epoch + 1;

@@ -3,7 +3,8 @@
  * several types, in place too), reducescatter, barrier/team_sync on a team
  * and team_my_pe / n_pes, each in thread, warp and block form, with sizes
  * on both sides of the push/pull thresholds (nvshmem_coll_device.cuh) and
- * several rounds per kernel (the reduction scratch alternates its halves).
+ * several rounds per kernel (the reduction scratch alternates its halves),
+ * and back to back without barriers across the low-latency threshold.
  * Every result is checked exactly, on every PE, against values computed
  * here in PE order. */
 #include "gpu_test.h"
@@ -227,6 +228,46 @@ template <int F> __global__ void k_team(int *slot, fail *f)
         report(f, 903, 0, 0, 0, nvshmem_team_my_pe(NVSHMEM_TEAM_INVALID), -1);
 }
 
+/* ---- back to back, no barrier between ------------------------------------------------------
+ * Low-latency broadcasts and fcollects (SHMI_DC_LL_MAX: no barrier inside),
+ * each result checked at once, 50 rounds with changing roots; and a
+ * low-latency broadcast into the very buffer that a pushed fcollect (n * np
+ * past the low-latency limit) fills next: a PE still copying its packets
+ * into dest must not overwrite a fast peer's pushed block.  W: the team. */
+template <int F> __global__ void k_b2b(int *dest, int *src, int *d2, size_t n, size_t big, fail *f)
+{
+    if (!in_group<F>()) return;
+    const nvshmem_team_t W = NVSHMEM_TEAM_WORLD;
+    const int me = nvshmem_my_pe(), np = nvshmem_n_pes();
+    const unsigned t = gtid<F>(), nt = gsize<F>();
+    for (int r = 0; r < 50; r++) {
+        const int root = (r * 7) % np;
+        for (size_t i = t; i < big; i += nt) src[i] = val<int>(me, i, r, 5);
+        gsync<F>();
+        CALL3(F, nvshmem_int_broadcast(W, d2, src, n, root),
+              nvshmemx_int_broadcast_warp(W, d2, src, n, root),
+              nvshmemx_int_broadcast_block(W, d2, src, n, root));
+        for (size_t i = t; i < n; i += nt)
+            if (d2[i] != val<int>(root, i, r, 5)) report(f, 50, n, r, i, d2[i], val<int>(root, i, r, 5));
+        CALL3(F, nvshmem_int_fcollect(W, d2 + n, src, n),
+              nvshmemx_int_fcollect_warp(W, d2 + n, src, n),
+              nvshmemx_int_fcollect_block(W, d2 + n, src, n));
+        for (size_t i = t; i < n * np; i += nt)
+            if (d2[n + i] != val<int>((int)(i / n), i % n, r, 5))
+                report(f, 51, n, r, i, d2[n + i], val<int>((int)(i / n), i % n, r, 5));
+        CALL3(F, nvshmem_int_broadcast(W, dest, src, n, root),
+              nvshmemx_int_broadcast_warp(W, dest, src, n, root),
+              nvshmemx_int_broadcast_block(W, dest, src, n, root));
+        CALL3(F, nvshmem_int_fcollect(W, dest, src, big),
+              nvshmemx_int_fcollect_warp(W, dest, src, big),
+              nvshmemx_int_fcollect_block(W, dest, src, big));
+        for (size_t i = t; i < big * np; i += nt)
+            if (dest[i] != val<int>((int)(i / big), i % big, r, 5))
+                report(f, 52, big, r, i, dest[i], val<int>((int)(i / big), i % big, r, 5));
+        gbarrier<F>(); /* dest was read above: the next round's pushes wait */
+    }
+}
+
 static void check(fail *df, const char *what, int form, size_t n)
 {
     fail h;
@@ -241,6 +282,9 @@ static void check(fail *df, const char *what, int form, size_t n)
 template <int F> static void run_form(int *dest, int *src, char *cdest, char *csrc, void *rdest,
                                       void *rsrc, int *slot, fail *df)
 {
+    const int np = nvshmem_n_pes();
+    k_b2b<F><<<1, THREADS>>>(dest, src, (int *)rdest, 128 / np, 2048 / np, df);
+    check(df, "back-to-back low-latency and pushed collectives", F, 128 / np);
     for (size_t n : sizes) {
         k_move<F><<<1, THREADS>>>(dest, src, cdest, csrc, n, df);
         check(df, "broadcast/fcollect/alltoall", F, n);
