@@ -55,7 +55,8 @@
 
 /* ---- Limits ------------------------------------------------------------------------ */
 /* The device control block is GPU_CTL_SIZE (src/core/mem_device.c) = 64 KiB:
- * barrier flags and the GPU identity below SHMI_DC_SCRATCH_OFF, then two
+ * barrier flags and the GPU identity below SHMI_DC_LL_OFF, the low-latency
+ * slots up to SHMI_DC_SCRATCH_OFF, then two
  * halves of reduction scratch. */
 #define SHMI_DCTL_SIZE 65536
 #define SHMI_DC_LL_OFF 4096
