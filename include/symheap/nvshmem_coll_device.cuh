@@ -63,7 +63,7 @@
 #define SHMI_DC_SCRATCH_OFF 8192
 static_assert(offsetof(shmi_dctl, ll_done) % 128 == 0, "control block layout");
 #define SHMI_DC_SCRATCH_HALF ((SHMI_DCTL_SIZE - SHMI_DC_SCRATCH_OFF) / 2)
-static_assert(sizeof(shmi_dctl) <= SHMI_DC_SCRATCH_OFF, "control block layout");
+static_assert(sizeof(shmi_dctl) <= SHMI_DC_LL_OFF, "control block layout");
 /* broadcast / fcollect / alltoall: up to this many bytes in all, the
  * low-latency path (flags in the data, no barrier): 256 packets of 4 bytes
  * in each of the two slots at SHMI_DC_LL_OFF (2 x 2 KiB) */
