@@ -41,7 +41,7 @@
 enum { CELL_PUT = 0, CELL_FADD = 8, CELL_PING = 16, CELL_PONG = 24, CELL_LONGS = 32 };
 
 enum who { ORIGIN, PAIR, ALL };              /* which PEs run the timed loop */
-enum { USE_BIG = 1, USE_BCAST = 2, USE_COLL = 4 }; /* buffers a test needs */
+enum { USE_BIG = 1, USE_BCAST = 2, USE_COLL = 4, USE_PSYNC = 8 }; /* buffers a test needs */
 
 struct ctx {
     const struct bench_opt *o;
@@ -55,7 +55,7 @@ struct ctx {
     long  *cell;        /* symmetric, CELL_LONGS longs: p/g/fadd targets, ping-pong flags */
     long  *share;       /* symmetric: PE 0 -> all PEs, calibrated iteration counts */
     long  *done;        /* symmetric: PE 0 releases passive PEs by raising it to seq */
-    long  *psync;       /* symmetric: pSync of the 1.4 broadcast, NULL with teams */
+    long  *psync;       /* symmetric: pSync of the 1.4 collectives (bcast14 and OSHMEM) */
     long   seq;         /* trials started so far, equal on all PEs */
     long   pp;          /* ping-pong iterations so far, equal on PEs 0 and 1 */
 };
@@ -176,6 +176,23 @@ static void bcast(struct ctx *c, long n, size_t bytes)
     }
 }
 
+/* The 1.4 broadcast (an active set and pSync) in both libraries, as OpenSHMEM 1.4
+ * programs call it, then barrier_all (pSync reuse): symheap's deprecated path. */
+#if defined(__GNUC__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+#endif
+static void bcast14(struct ctx *c, long n, size_t bytes)
+{
+    for (long i = 0; i < n; i++) {
+        shmem_broadcast64(c->bdst, c->bsrc, bytes / 8, 0, 0, 0, c->npes, c->psync);
+        shmem_barrier_all();
+    }
+}
+#if defined(__GNUC__)
+#pragma GCC diagnostic pop
+#endif
+
 /* Per-PE block of `bytes`: dest gets every PE's block (npes * bytes). */
 static void fcollect(struct ctx *c, long n, size_t bytes)
 {
@@ -248,6 +265,7 @@ static const struct test tests[] = {
     { "mlive",    "live100000","us",   ALL,    1, 4 * KiB,   1, 0,    100000, malloc_free },
     { "bcast",    "lat_8B",    "us",   ALL,    1, 8,         1, USE_BCAST, 0, bcast },
     { "bcast",    "lat_1MiB",  "us",   ALL,    1, MiB,       1, USE_BCAST, 0, bcast },
+    { "bcast14",  "lat_8B",    "us",   ALL,    1, 8,         1, USE_BCAST | USE_PSYNC, 0, bcast14 },
     { "fcollect", "lat_8B",    "us",   ALL,    1, 8,         1, USE_COLL,  0, fcollect },
     { "fcollect", "lat_1MiB",  "us",   ALL,    1, MiB,       1, USE_COLL,  0, fcollect },
     { "alltoall", "lat_8B",    "us",   ALL,    1, 8,         1, USE_COLL,  0, alltoall },
@@ -273,7 +291,8 @@ static const struct test tests[] = {
 };
 #define NTESTS (sizeof tests / sizeof tests[0])
 #define NAMES \
-    "put,get,fadd,pingpong,barrier,malloc,mlive,bcast,fcollect,alltoall,reduce,putsize,bcastsize"
+    "put,get,fadd,pingpong,barrier,malloc,mlive,bcast,bcast14,fcollect,alltoall,reduce,putsize," \
+    "bcastsize"
 
 static int active(const struct test *t, int me)
 {
@@ -416,8 +435,7 @@ static void setup(struct ctx *c)
         c->csrc = sym_alloc(c, (size_t)c->npes * MiB);
         c->cdst = sym_alloc(c, (size_t)c->npes * MiB);
     }
-#if !BENCH_TEAMS
-    if (uses & (USE_BCAST | USE_COLL)) {
+    if ((uses & USE_PSYNC) || (!BENCH_TEAMS && (uses & (USE_BCAST | USE_COLL)))) {
         /* One pSync serves every 1.4 collective here: each call is followed by a
          * barrier_all, after which the pSync is back to SHMEM_SYNC_VALUE. */
         size_t ns = SHMEM_BCAST_SYNC_SIZE;
@@ -430,9 +448,8 @@ static void setup(struct ctx *c)
         size_t nw = MiB / 8 / 2 + 1;
         nw = nw < SHMEM_REDUCE_MIN_WRKDATA_SIZE ? SHMEM_REDUCE_MIN_WRKDATA_SIZE : nw;
         c->pwrk = sym_alloc(c, nw * sizeof(long));
+        shmem_barrier_all();
     }
-    shmem_barrier_all();
-#endif
     shmem_barrier_all();
 }
 

@@ -155,7 +155,7 @@ fi
 
 # ---- the runs ---------------------------------------------------------------------------
 p2p=put,get,fadd,pingpong
-colls=barrier,bcast,fcollect,alltoall,reduce
+colls=barrier,bcast,bcast14,fcollect,alltoall,reduce
 # launch TAG NP ARGS...: one launch of TAG's library (oshmem, symheap; sym_off, sym_cheap
 # and sym_full are symheap with that SHMEM_CHECKS)
 launch() {
@@ -258,7 +258,7 @@ function target(name, metric, pes) {
     else if (name == "barrier" && pes == 2) { tk = "osh"; tcmp = "<="; tv = 0.3 }
     else if (name == "barrier" && pes <= 8) { tk = "osh"; tcmp = "<="; tv = 0.5 }
     else if (name ~ /^(put|get)$/ && metric ~ /^bw_/) { tk = "lim"; tcmp = ">="; tv = 0.9 }
-    else if (name ~ /^(bcast|fcollect|alltoall|reduce|malloc)$/) { tk = "osh"; tcmp = "<="; tv = 0.5 }
+    else if (name ~ /^(bcast|bcast14|fcollect|alltoall|reduce|malloc)$/) { tk = "osh"; tcmp = "<="; tv = 0.5 }
     else if (name == "startup") { tk = "osh"; tcmp = "<="; tv = 0.1 }
 }
 {

@@ -33,8 +33,17 @@
  * same result bit for bit on every member), into private memory, and write
  * dest after the second barrier, so dest == source is safe.  Each member
  * reads every member's data: O(size * bytes) per member, fine for the old
- * interface (the team routines are the fast path). */
+ * interface (the team routines are the fast path).
+ *
+ * An active set that is the whole job (PE_start 0, stride 1, every PE: what
+ * most 1.4 programs pass) is SHMEM_TEAM_WORLD, so those calls run the team
+ * collectives' algorithms (core/coll.h) instead: they need no pSync and leave
+ * it at SHMEM_SYNC_VALUE, reusable at once, as the spec asks.  Only the 1.4
+ * broadcast differs from the team one (the root's dest stays unchanged): up
+ * to ASET_KEEP bytes the root keeps its dest's bytes and puts them back;
+ * larger broadcasts take the active-set path. */
 #include "debug/debug.h"
+#include "core/coll.h"
 #include "core/reduce_ops.h" /* SHMI_EXPR_<op>, as the team reductions */
 #include "core/state.h"
 #include "util/num.h"
@@ -105,6 +114,13 @@ struct aset {
 };
 
 static int aset_pe(const struct aset *a, int i) { return a->start + a->stride * i; }
+
+/* The set is every PE in order: SHMEM_TEAM_WORLD (top of the file). */
+static int aset_world(const struct aset *a)
+{
+    return a->start == 0 && a->stride == 1 && a->size == shmi_g.npes;
+}
+enum { ASET_KEEP = 256 }; /* bytes of the root's dest a world broadcast keeps */
 
 /* The checked active set of a call; pSync must hold nsync longs.  rank is
  * -1 when this PE is not a member: the caller returns at once. */
@@ -206,6 +222,14 @@ static void aset_broadcast(const char *fn, void *dest, const void *source, size_
                    "PEs (0..%d), not a PE number", fn, PE_root, PE_size, PE_size - 1);
     size_t n = shmi_nbytes(fn, nelems, elem);
     if (n) shmi_sym(fn, "dest", dest, n, shmi_g.me);
+    if (aset_world(&a) && n <= ASET_KEEP) {
+        char keep[ASET_KEEP];
+        int root = a.rank == PE_root;
+        if (root && n) shmi_peer_read(fn, keep, dest, n, shmi_g.me);
+        shmi_coll_broadcast(fn, SHMEM_TEAM_WORLD, dest, source, nelems, elem, PE_root);
+        if (root && n) shmi_peer_write(fn, dest, keep, n, shmi_g.me, SHMI_TP_BLOCKING);
+        return;
+    }
     aset_sync(&a, pSync);
     if (n && a.rank != PE_root) peer_read(fn, "source", dest, source, n, &a, PE_root);
     aset_sync(&a, pSync);
@@ -217,6 +241,10 @@ static void aset_fcollect(const char *fn, void *dest, const void *source, size_t
     struct aset a = aset_get(fn, PE_start, logPE_stride, PE_size, pSync,
                              SHMEM_COLLECT_SYNC_SIZE);
     if (a.rank < 0) return;
+    if (aset_world(&a)) {
+        shmi_coll_fcollect(fn, SHMEM_TEAM_WORLD, dest, source, nelems, elem);
+        return;
+    }
     size_t n = shmi_nbytes(fn, nelems, elem);
     if (n) shmi_sym(fn, "dest", dest, shmi_nbytes(fn, n, (size_t)PE_size), shmi_g.me);
     aset_sync(&a, pSync);
@@ -233,6 +261,10 @@ static void aset_collect(const char *fn, void *dest, const void *source, size_t 
     struct aset a = aset_get(fn, PE_start, logPE_stride, PE_size, pSync,
                              SHMEM_COLLECT_SYNC_SIZE);
     if (a.rank < 0) return;
+    if (aset_world(&a)) {
+        shmi_coll_collect(fn, SHMEM_TEAM_WORLD, dest, source, nelems, elem);
+        return;
+    }
     size_t n = shmi_nbytes(fn, nelems, elem);
     long *count = &pSync[SHMI_ASET_ROUNDS];
     __atomic_store_n(count, (long)n, __ATOMIC_RELAXED); /* published by the barrier */
@@ -260,6 +292,11 @@ static void aset_alltoalls(const char *fn, void *dest, const void *source, ptrdi
     if (a.rank < 0) return;
     if (dst < 1 || sst < 1)
         shmi_fatal("%s: strides dst=%td sst=%td must be >= 1 (in elements)", fn, dst, sst);
+    if (aset_world(&a)) {
+        if (dst == 1 && sst == 1) shmi_coll_alltoall(fn, SHMEM_TEAM_WORLD, dest, source, nelems, elem);
+        else shmi_coll_alltoalls(fn, SHMEM_TEAM_WORLD, dest, source, dst, sst, nelems, elem);
+        return;
+    }
     size_t all = shmi_nbytes(fn, nelems, (size_t)PE_size);
     size_t db = (size_t)dst * elem, sb = (size_t)sst * elem;
     size_t dspan = all ? shmi_nbytes(fn, all - 1, db) + elem : 0;
@@ -314,16 +351,18 @@ SHMEM_SIZE_TABLE(SHMI_DEF_ASET)
 
 /* ---- *_to_all reductions ------------------------------------------------------------ */
 
-typedef void (*combine_fn)(void *acc, const void *in, size_t n);
-
 static void aset_reduce(const char *fn, void *dest, const void *source, int nreduce,
                         size_t elem, int PE_start, int logPE_stride, int PE_size, long *pSync,
-                        combine_fn f)
+                        shmi_combine_fn f, enum shmi_red_type type, enum shmi_red_op op)
 {
     struct aset a = aset_get(fn, PE_start, logPE_stride, PE_size, pSync,
                              SHMEM_REDUCE_SYNC_SIZE);
     if (a.rank < 0) return;
     if (nreduce < 0) shmi_fatal("%s: nreduce=%d is negative", fn, nreduce);
+    if (aset_world(&a)) {
+        shmi_coll_reduce_with(fn, SHMEM_TEAM_WORLD, dest, source, (size_t)nreduce, type, op, f);
+        return;
+    }
     size_t cnt = (size_t)nreduce, n = shmi_nbytes(fn, cnt, elem);
     char *acc = NULL, *in = NULL; /* in: a member's source when it is not mapped */
     if (n) {
@@ -347,6 +386,14 @@ static void aset_reduce(const char *fn, void *dest, const void *source, int nred
     free(acc);
 }
 
+/* the team reduction's operation of each to_all name */
+#define ASET_RED_and RED_AND
+#define ASET_RED_or RED_OR
+#define ASET_RED_xor RED_XOR
+#define ASET_RED_max RED_MAX
+#define ASET_RED_min RED_MIN
+#define ASET_RED_sum RED_SUM
+#define ASET_RED_prod RED_PROD
 #define SHMI_DEF_TOALL1(N, T, OP)                                                        \
     static void toall_##N##_##OP(void *acc, const void *in, size_t n)                    \
     {                                                                                    \
@@ -359,7 +406,7 @@ static void aset_reduce(const char *fn, void *dest, const void *source, int nred
     {                                                                                    \
         (void)pWrk;                                                                      \
         aset_reduce(__func__, dest, source, nreduce, sizeof(T), PE_start, logPE_stride,  \
-                    PE_size, pSync, toall_##N##_##OP);                                   \
+                    PE_size, pSync, toall_##N##_##OP, RT_##N, ASET_RED_##OP);            \
     }
 #define SHMI_DEF_TOALL(N, T, B, O, G) SHMI_TOALL_EACH(SHMI_DEF_TOALL1, N, T)
 SHMEM_REDUCE_TABLE(SHMI_DEF_TOALL)

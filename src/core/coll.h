@@ -56,6 +56,12 @@ enum shmi_red_op { RED_AND, RED_OR, RED_XOR, RED_MAX, RED_MIN, RED_SUM, RED_PROD
 enum shmi_red_type { SHMI_RED_TABLE(SHMI_RT_ENUM) RT_COUNT };
 int shmi_coll_reduce(const char *fn, shmem_team_t team, void *dest, const void *source,
                      size_t nelems, enum shmi_red_type type, enum shmi_red_op op);
+/* The same with the caller's combine function for (type, op): the 1.4
+ * *_to_all names (api/deprecated.c) include pairs the team reductions lack
+ * (signed bitwise ones); the same (type, op) names the call in signatures. */
+int shmi_coll_reduce_with(const char *fn, shmem_team_t team, void *dest, const void *source,
+                          size_t nelems, enum shmi_red_type type, enum shmi_red_op op,
+                          shmi_combine_fn f);
 
 struct shmi_coll_algs {
     const char *name;  /* "node-local", "two-level", ... (debug output) */

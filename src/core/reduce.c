@@ -417,10 +417,17 @@ static const size_t elem_size[RT_COUNT] = { SHMI_RED_TABLE(SHMI_SIZE) };
 int shmi_coll_reduce(const char *fn, shmem_team_t team, void *dest, const void *source,
                      size_t nelems, enum shmi_red_type type, enum shmi_red_op op)
 {
+    return shmi_coll_reduce_with(fn, team, dest, source, nelems, type, op, combine[type][op]);
+}
+
+int shmi_coll_reduce_with(const char *fn, shmem_team_t team, void *dest, const void *source,
+                          size_t nelems, enum shmi_red_type type, enum shmi_red_op op,
+                          shmi_combine_fn f)
+{
     shmi_check_running(fn);
     struct shmem_team_s *t = shmi_team_get(fn, team);
     const struct shmi_coll_algs *a = shmi_coll_for(t, dest, source, nelems);
     uint64_t code = (uint64_t)type << 8 | op; /* the signature: type row and operation */
     return (op >= RED_INSCAN ? a->scan : a->reduce)(fn, t, dest, source, nelems,
-                                                     elem_size[type], combine[type][op], code);
+                                                     elem_size[type], f, code);
 }
