@@ -107,19 +107,15 @@ static int snapshot_remote(int pe, struct shmi_blocked *o)
     return 0;
 }
 
-/* remote: PEs of other nodes are asked through the transport (the report);
- * else (the signal handler's dump) only named. */
-static void describe_pe(int pe, int remote)
+/* A PE of another node is asked through the transport: the report only.
+ * The signal handler's dump passes mapped PEs alone (on_dump). */
+static void describe_pe(int pe)
 {
     struct shmi_blocked b;
     const char *stop = "";
     uint32_t active;
     int got, far = !shmi_tp_mapped(&shmi_g.tp, pe);
     if (far) { /* no mapping (issue 9) */
-        if (!remote) {
-            shmi_log_error("watchdog:   PE %d: on another node (a dump there shows it)", pe);
-            return;
-        }
         got = snapshot_remote(pe, &b);
         active = got ? b.active : 1;
     } else {
@@ -164,7 +160,7 @@ static void report(double waited)
     shmi_log_error("watchdog: this PE has waited %.0f s in %s (SHMEM_WATCHDOG=%zu); what "
                    "every PE is doing:", waited, d && d->what ? d->what : "a symheap wait",
                    shmi_g.env.WATCHDOG);
-    for (int pe = 0; pe < shmi_g.npes; pe++) describe_pe(pe, 1);
+    for (int pe = 0; pe < shmi_g.npes; pe++) describe_pe(pe);
     if (shmi_g.env.WATCHDOG_ABORT)
         shmi_fatal_code(124, "watchdog: ending the job (SHMEM_WATCHDOG_ABORT=1): a deadlock "
                         "or a PE that never reaches its matching call");
@@ -219,13 +215,13 @@ static void on_dump(int sig)
     if (first == shmi_g.me) {
         if (shmi_g.tp.nremote == 0) {
             shmi_log_error("dump (SIGQUIT to symrun): what every PE is doing:");
-            for (int pe = 0; pe < shmi_g.npes; pe++) describe_pe(pe, 0);
+            for (int pe = 0; pe < shmi_g.npes; pe++) describe_pe(pe);
         } else {
             shmi_log_error("dump (SIGUSR2): what the %d PE(s) on host %s are doing (the first "
                            "PE of each host prints its own):", b->local_size,
                            b->hostname[0] ? b->hostname : "?");
             for (int pe = 0; pe < shmi_g.npes; pe++)
-                if (shmi_tp_mapped(&shmi_g.tp, pe)) describe_pe(pe, 0);
+                if (shmi_tp_mapped(&shmi_g.tp, pe)) describe_pe(pe);
         }
     }
     errno = e;
