@@ -387,8 +387,14 @@ typedef struct double2 {
     double x, y;
 } __attribute__((aligned(16))) double2;
 #endif
+/* the host side (the library); CUDA code gets the __host__ __device__ form
+ * of nvshmem_coll_device.cuh, which calls it on the host */
+int nvshmemi_double2_maxloc_reduce_host(nvshmem_team_t team, double2 *dest, const double2 *src,
+                                        size_t nreduce);
+#ifndef __CUDACC__
 int nvshmemx_double2_maxloc_reduce_block(nvshmem_team_t team, double2 *dest, const double2 *src,
                                          size_t nreduce);
+#endif
 
 #ifndef __CUDACC__ /* CUDA code: __host__ __device__ forms in nvshmem_device.cuh */
 /* ---- Sized RMA: nvshmem_put8 ... nvshmem_iget128, nvshmem_put8_signal ... ------- */

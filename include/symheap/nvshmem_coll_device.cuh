@@ -371,6 +371,12 @@ struct shmi_op_max {
     template <typename T> static __device__ __forceinline__ T f(T x, T y)
     { typedef typename shmi_cmpt<T>::type C; return (C)y > (C)x ? y : x; }
 };
+/* MAXLOC on {x: value, y: location}: the larger x, of equal x the smaller y
+ * (as the host form, src/api/nvshmem_host.c) */
+struct shmi_op_maxloc {
+    static __device__ __forceinline__ double2 f(double2 x, double2 y)
+    { return y.x > x.x || (y.x == x.x && y.y < x.y) ? y : x; }
+};
 struct shmi_op_min {
     template <typename T> static __device__ __forceinline__ T f(T x, T y)
     { typedef typename shmi_cmpt<T>::type C; return (C)y < (C)x ? y : x; }
@@ -392,7 +398,10 @@ template <typename T> SHMI_DEV T shmi_d_ldcg(const T *p)
     else if (sizeof(T) == 2) { unsigned short b = __ldcg((const unsigned short *)p); memcpy(&v, &b, 2); }
     else if (sizeof(T) == 4) { unsigned int b = __ldcg((const unsigned int *)p); memcpy(&v, &b, 4); }
     else if (sizeof(T) == 8) { unsigned long long b = __ldcg((const unsigned long long *)p); memcpy(&v, &b, 8); }
-    else v = *(const volatile T *)p;
+    else if (sizeof(T) == 16) { int4 b = __ldcg((const int4 *)p); memcpy(&v, &b, 16); } /* double2 */
+    else
+        for (size_t k = 0; k < sizeof(T); k++)
+            ((unsigned char *)&v)[k] = ((const volatile unsigned char *)p)[k];
     return v;
 }
 
@@ -540,6 +549,17 @@ SHMI_DEV int shmi_dc_reduce(const char *fn, nvshmem_team_t team, T *dest, const 
     }
     shmi_tg_barrier<G>(1); /* every PE has every slice */
     return 0;
+}
+
+/* NVSHMEM's one maxloc routine: block scope in kernels, the library's on
+ * the host; in kernels every element as the other reductions (scratch or
+ * two shots, combined in PE order, so every PE gets the same pairs). */
+SHMI_HD int nvshmemx_double2_maxloc_reduce_block(nvshmem_team_t team, double2 *dest,
+                                                 const double2 *src, size_t nreduce)
+{
+    SHMI_ON_DEVICE(return shmi_dc_reduce<SHMI_TG_BLOCK, double2, shmi_op_maxloc>(
+                       "nvshmemx_double2_maxloc_reduce_block", team, dest, src, nreduce);)
+    SHMI_ON_HOST(return nvshmemi_double2_maxloc_reduce_host(team, dest, src, nreduce);)
 }
 
 template <int G, typename T, typename OP>

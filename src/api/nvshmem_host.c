@@ -235,6 +235,12 @@ NVSHMEM_REDUCE_TABLE(SHMI_NV_RS)
 int nvshmemx_double2_maxloc_reduce_block(nvshmem_team_t team, double2 *dest, const double2 *src,
                                          size_t nreduce)
 {
+    return nvshmemi_double2_maxloc_reduce_host(team, dest, src, nreduce);
+}
+
+int nvshmemi_double2_maxloc_reduce_host(nvshmem_team_t team, double2 *dest, const double2 *src,
+                                        size_t nreduce)
+{
     shmem_team_t t = nvshmemi_team(team);
     int n = shmem_team_n_pes(t);
     if (t == SHMEM_TEAM_INVALID || n < 1) return -1;

@@ -4,7 +4,8 @@
  * and team_my_pe / n_pes, each in thread, warp and block form, with sizes
  * on both sides of the push/pull thresholds (nvshmem_coll_device.cuh) and
  * several rounds per kernel (the reduction scratch alternates its halves),
- * and back to back without barriers across the low-latency threshold.
+ * and back to back without barriers across the low-latency threshold; the
+ * block-scope maxloc in kernels, in place and not.
  * Every result is checked exactly, on every PE, against values computed
  * here in PE order. */
 #include "gpu_test.h"
@@ -268,6 +269,40 @@ template <int F> __global__ void k_b2b(int *dest, int *src, int *d2, size_t n, s
     }
 }
 
+/* ---- maxloc (block form): the largest x, of equal x the smallest y -------------------------
+ * PE p's element i: x = (p * 7 + i) % 5 (ties between PEs), y = p * 100 + i. */
+__host__ __device__ double2 mx_val(int p, size_t i)
+{
+    double2 v;
+    v.x = (double)((p * 7 + (int)i) % 5);
+    v.y = (double)(p * 100 + (int)i);
+    return v;
+}
+__host__ __device__ double2 mx_want(int np, size_t i)
+{
+    double2 w = mx_val(0, i);
+    for (int p = 1; p < np; p++) {
+        double2 v = mx_val(p, i);
+        if (v.x > w.x || (v.x == w.x && v.y < w.y)) w = v;
+    }
+    return w;
+}
+__global__ void k_maxloc(double2 *dest, double2 *src, size_t n, fail *f)
+{
+    const int me = nvshmem_my_pe(), np = nvshmem_n_pes();
+    for (int r = 0; r < ROUNDS; r++) {
+        for (size_t i = threadIdx.x; i < n; i += blockDim.x) src[i] = mx_val(me, i);
+        __syncthreads();
+        nvshmemx_double2_maxloc_reduce_block(NVSHMEM_TEAM_WORLD, r & 1 ? src : dest, src, n);
+        const double2 *got = r & 1 ? src : dest;
+        for (size_t i = threadIdx.x; i < n; i += blockDim.x) {
+            double2 w = mx_want(np, i);
+            if (got[i].x != w.x || got[i].y != w.y) report(f, 60 + (r & 1), n, r, i, got[i].y, w.y);
+        }
+        nvshmemx_barrier_all_block();
+    }
+}
+
 static void check(fail *df, const char *what, int form, size_t n)
 {
     fail h;
@@ -318,6 +353,11 @@ int main(void)
     CK(cudaMalloc(&df, sizeof *df));
     CK(cudaMemset(df, 0, sizeof *df));
 
+    for (size_t n : sizes) {
+        k_maxloc<<<1, THREADS>>>((double2 *)rdest, (double2 *)rsrc, (n + 1) / 2, df);
+        check(df, "nvshmemx_double2_maxloc_reduce_block in a kernel (in place on odd rounds)", BLOCK,
+              (n + 1) / 2);
+    }
     run_form<THREAD>(dest, src, cdest, csrc, rdest, rsrc, slot, df);
     run_form<WARP>(dest, src, cdest, csrc, rdest, rsrc, slot, df);
     run_form<BLOCK>(dest, src, cdest, csrc, rdest, rsrc, slot, df);
