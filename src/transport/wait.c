@@ -50,6 +50,17 @@ static unsigned long spin_limit = 200;
 #define YIELD_NS 0
 #endif
 static double yield_s = YIELD_NS * 1e-9;
+/* Whether a barrier or collective wait, woken by a partner's flag that did
+ * not end it (a leader counting arrivals), is awake again before it sleeps
+ * again, as a data wait is (wait_impl).  Measured (bench/waits.sh --only
+ * osu, 4 and 8 PEs on 2 CPUs, 7 launches each, alternating, 2026-12-04):
+ * medians with / without 0.84-1.31 per row (median 0.99), the 4-PE
+ * broadcast, whose members wait on the root's push, 1.17 (8 B) and 1.31
+ * (1 KiB).  Such waits are woken a few times per collective, not by streams
+ * of writes, so they sleep on as before (0).  1 for A/B. */
+#ifndef RESPIN_SYNC
+#define RESPIN_SYNC 0
+#endif
 #ifndef CALM_SPIN
 #define CALM_SPIN 100    /* polls after a calm yield (~1 us of PAUSE here) */
 #endif
@@ -285,14 +296,28 @@ static int awake(int (*ready)(const void *arg), const void *arg, int calm_ok)
     return 0;
 }
 
-/* Then sleep on the bell until ready, or until a ring (the bell's seq moved
- * since we counted ourselves in) that did not make us ready: then the wait
- * is awake again (awake()) before it sleeps again.  A writer pays a futex
- * wake only while we are counted among the sleepers, so a stream of writes
- * into the bytes we wait on, none ending the wait, costs one wake per sleep,
- * not one per write (issue 15's 'same' row: 0.4-0.9 us per write before).
+/* Then sleep on the bell until ready, or, for a data wait (and a catch-all
+ * one), until a ring (the bell's seq moved since we counted ourselves in, or
+ * a writer disarmed our slot) that did not make us ready: then the wait is
+ * awake again (awake(): the policy of a fresh wait, SHMEM_WAIT_SPIN_US of
+ * polling when the PEs fit the CPUs, yields when they outnumber them) before
+ * it sleeps again.  A writer pays a futex wake only while we are counted
+ * among the sleepers, so a stream of writes into the bytes we wait on, none
+ * ending the wait, costs one wake per sleep, not one per write (issue 15's
+ * 'same' row: 0.4-0.9 us per write before, docs/performance.md).
  * A sleep that timed out with no ring sleeps on (the timer is there for
  * stores through shmem_ptr, which ring nothing). */
+/* The observer of long waits, about once a second of the wait (its sleeps
+ * and the polls between them). */
+static void still(void (*hook)(int, double), double start, double *next)
+{
+    double waited = shmi_clock_s() - start;
+    if (waited >= *next) {
+        hook(SHMI_WAIT_STILL, waited);
+        *next = waited + 1.0;
+    }
+}
+
 static void wait_impl(struct shmi_bell *bell, int (*ready)(const void *arg), const void *arg,
                       int calm_ok, const struct want *w)
 {
@@ -302,6 +327,7 @@ static void wait_impl(struct shmi_bell *bell, int (*ready)(const void *arg), con
     void (*hook)(int, double) = shmi_wait_hook;
     double start = hook ? shmi_clock_s() : 0, next = 1.0;
     if (hook) hook(SHMI_WAIT_SLEEP, 0);
+    int again = w->kind != WAIT_SYNC || RESPIN_SYNC; /* awake again after a ring */
     for (;;) {
         int slot = enlist(bell, w), done;
         /* writers that do not fence (asymmetric mode): make their stores
@@ -310,22 +336,18 @@ static void wait_impl(struct shmi_bell *bell, int (*ready)(const void *arg), con
         uint32_t seq0 = __atomic_load_n(&bell->seq, __ATOMIC_ACQUIRE);
         for (;;) {
             uint32_t seen = __atomic_load_n(&bell->seq, __ATOMIC_ACQUIRE);
-            if ((done = ready(arg)) || seen != seq0 ||
-                (slot >= 0 && !__atomic_load_n(&bell->slot[slot].hi, __ATOMIC_ACQUIRE)))
+            if ((done = ready(arg)) ||
+                (again && (seen != seq0 || (slot >= 0 && !__atomic_load_n(&bell->slot[slot].hi,
+                                                                           __ATOMIC_ACQUIRE)))))
                 break;
             futex_wait(&bell->seq, seen, ns);
             if (net) net->check();
             if (ns < 1000000) ns *= 2;
-            if (hook) {
-                double waited = shmi_clock_s() - start;
-                if (waited >= next) {
-                    hook(SHMI_WAIT_STILL, waited);
-                    next = waited + 1.0;
-                }
-            }
+            if (hook) still(hook, start, &next);
         }
         delist(bell, w, slot);
         if (done || awake(ready, arg, calm_ok)) break;
+        if (hook) still(hook, start, &next);
     }
     if (hook) hook(SHMI_WAIT_DONE, shmi_clock_s() - start);
 }

@@ -21,10 +21,11 @@
  *     ring that wakes every kind): the network progress thread, which cannot
  *     tell what arrived, rings that way.
  *
- * A wait woken by a ring that did not make it ready is awake again (polls
- * and yields as a fresh wait does) before it sleeps again, so a stream of
- * writes into the bytes it waits on costs a futex wake per sleep, not per
- * write (wait.c, wait_impl).
+ * A data wait woken by a ring that did not make it ready is awake again
+ * (polls and yields as a fresh wait does) before it sleeps again, so a
+ * stream of writes into the bytes it waits on costs a futex wake per sleep,
+ * not per write (wait.c, wait_impl).  Barrier and collective waits sleep on
+ * (RESPIN_SYNC in wait.c).
  *
  * All sleepers of a PE sleep on the same futex word; only the decision to
  * make the system call looks at what they wait on.  The writer's fast path
