@@ -50,14 +50,6 @@ static unsigned long spin_limit = 200;
 #define YIELD_NS 0
 #endif
 static double yield_s = YIELD_NS * 1e-9;
-/* Whether a barrier or collective wait, woken by a partner's flag that did
- * not end it (a leader counting arrivals), is awake again before it sleeps
- * again, as a data wait is (wait_impl).  Measured (bench/waits.sh --only
- * osu, 4 and 8 PEs on 2 CPUs, 7 launches each, alternating, 2026-12-04):
- * medians with / without 0.84-1.31 per row (median 0.99), the 4-PE
- * broadcast, whose members wait on the root's push, 1.17 (8 B) and 1.31
- * (1 KiB).  Such waits are woken a few times per collective, not by streams
- * of writes, so they sleep on as before (0).  1 for A/B. */
 /* How long a data wait woken by a write that did not end it polls before it
  * yields and sleeps again: -1, as a fresh wait (spin_s: SHMEM_WAIT_SPIN_US
  * when the PEs fit the CPUs, else 0), or at most this many microseconds.
@@ -71,6 +63,14 @@ static double yield_s = YIELD_NS * 1e-9;
 #ifndef AGAIN_SPIN_US
 #define AGAIN_SPIN_US -1
 #endif
+/* Whether a barrier or collective wait, woken by a partner's flag that did
+ * not end it (a leader counting arrivals), is awake again before it sleeps
+ * again, as a data wait is (wait_impl).  Measured (bench/waits.sh --only
+ * osu, 4 and 8 PEs on 2 CPUs, 7 launches each, alternating, 2026-12-04):
+ * medians with / without 0.84-1.31 per row (median 0.99), the 4-PE
+ * broadcast, whose members wait on the root's push, 1.17 (8 B) and 1.31
+ * (1 KiB).  Such waits are woken a few times per collective, not by streams
+ * of writes, so they sleep on as before (0).  1 for A/B. */
 #ifndef RESPIN_SYNC
 #define RESPIN_SYNC 0
 #endif
@@ -309,17 +309,6 @@ static int awake(int (*ready)(const void *arg), const void *arg, int calm_ok, do
     return 0;
 }
 
-/* Then sleep on the bell until ready, or, for a data wait (and a catch-all
- * one), until a ring (the bell's seq moved since we counted ourselves in, or
- * a writer disarmed our slot) that did not make us ready: then the wait is
- * awake again (awake(): the policy of a fresh wait, SHMEM_WAIT_SPIN_US of
- * polling when the PEs fit the CPUs, yields when they outnumber them) before
- * it sleeps again.  A writer pays a futex wake only while we are counted
- * among the sleepers, so a stream of writes into the bytes we wait on, none
- * ending the wait, costs one wake per sleep, not one per write (issue 15's
- * 'same' row: 0.4-0.9 us per write before, docs/performance.md).
- * A sleep that timed out with no ring sleeps on (the timer is there for
- * stores through shmem_ptr, which ring nothing). */
 /* The observer of long waits, about once a second of the wait (its sleeps
  * and the polls between them). */
 static void still(void (*hook)(int, double), double start, double *next)
@@ -331,6 +320,17 @@ static void still(void (*hook)(int, double), double start, double *next)
     }
 }
 
+/* Then sleep on the bell until ready, or, for a data wait (and a catch-all
+ * one), until a ring (the bell's seq moved since we counted ourselves in, or
+ * a writer disarmed our slot) that did not make us ready: then the wait is
+ * awake again (awake(): the policy of a fresh wait, SHMEM_WAIT_SPIN_US of
+ * polling when the PEs fit the CPUs, yields when they outnumber them) before
+ * it sleeps again.  A writer pays a futex wake only while we are counted
+ * among the sleepers, so a stream of writes into the bytes we wait on, none
+ * ending the wait, costs one wake per sleep, not one per write (issue 15's
+ * 'same' row: 0.4-0.9 us per write before, docs/performance.md).
+ * A sleep that timed out with no ring sleeps on (the timer is there for
+ * stores through shmem_ptr, which ring nothing). */
 static void wait_impl(struct shmi_bell *bell, int (*ready)(const void *arg), const void *arg,
                       int calm_ok, const struct want *w)
 {
