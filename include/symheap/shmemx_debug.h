@@ -25,7 +25,10 @@ int shmemx_heap_report(const char *prefix);
  * writers made on its doorbell, by what they wrote (data: puts, AMOs,
  * signals, lock hand-overs; sync: barrier and collective flags; other: rings
  * that wake every sleeper, e.g. the network progress thread), and how many
- * of its threads sleep now, and of those how many in a barrier or collective.
+ * of its threads sleep now in a wait that a write or flag can wake, and of
+ * those how many in a barrier or collective (a thread in a data wait that a
+ * write has woken counts again only when it sleeps again: after a wake that
+ * does not end its wait it polls first).
  * A put or AMO wakes a PE only when it sleeps in a wait on the written bytes
  * (docs/performance.md, "The doorbell rule").  Returns 0, or -1 when pe is
  * out of range, on another node, or outside shmem_init ... shmem_finalize. */

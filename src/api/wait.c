@@ -305,7 +305,13 @@ int shmemx_wait_stats(int pe, shmemx_wait_stats_t *stats)
     stats->data_wakes = __atomic_load_n(&b->wakes_data, __ATOMIC_RELAXED);
     stats->sync_wakes = __atomic_load_n(&b->wakes_sync, __ATOMIC_RELAXED);
     stats->other_wakes = __atomic_load_n(&b->wakes_all, __ATOMIC_RELAXED);
-    stats->sleeping = __atomic_load_n(&b->sleepers, __ATOMIC_ACQUIRE);
-    stats->sleeping_sync = __atomic_load_n(&b->sync, __ATOMIC_ACQUIRE);
+    /* sleepers a ring can wake: barrier/collective and catch-all ones, and
+     * data waits with an armed slot (armed after they counted themselves
+     * in, disarmed by the writer that wakes them; transport/wait.c) */
+    unsigned n = __atomic_load_n(&b->sync, __ATOMIC_ACQUIRE);
+    stats->sleeping_sync = n;
+    n += __atomic_load_n(&b->any, __ATOMIC_ACQUIRE);
+    for (int i = 0; i < SHMI_BELL_SLOTS; i++) n += !!__atomic_load_n(&b->slot[i].hi, __ATOMIC_ACQUIRE);
+    stats->sleeping = n;
     return 0;
 }

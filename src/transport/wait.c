@@ -50,6 +50,30 @@ static unsigned long spin_limit = 200;
 #define YIELD_NS 0
 #endif
 static double yield_s = YIELD_NS * 1e-9;
+/* How long a data wait woken by a write that did not end it polls before it
+ * yields and sleeps again: -1, as a fresh wait (spin_s: SHMEM_WAIT_SPIN_US
+ * when the PEs fit the CPUs, else 0), or at most this many microseconds.
+ * Measured (2 PEs on 2 CPUs, PE 0 writing PE 1's word every 1 us .. 10 ms
+ * for 1 s, 2026-12-04): as a fresh wait, 60-150 futex wakes a second at
+ * every rate, the waiter's CPU 24-69 % of its wait (it polls 5 ms after each
+ * wake); at most 100 us, 700-3,500 wakes a second at gaps of 1 us - 1 ms
+ * (100 at 10 ms) and the waiter's CPU 4-71 %; the halo exchange under load
+ * alike (median 467 vs 478 us per iteration).  One setting for both, so
+ * SHMEM_WAIT_SPIN_US lowers both (-1). */
+#ifndef AGAIN_SPIN_US
+#define AGAIN_SPIN_US -1
+#endif
+/* Whether a barrier or collective wait, woken by a partner's flag that did
+ * not end it (a leader counting arrivals), is awake again before it sleeps
+ * again, as a data wait is (wait_impl).  Measured (bench/waits.sh --only
+ * osu, 4 and 8 PEs on 2 CPUs, 7 launches each, alternating, 2026-12-04):
+ * medians with / without 0.84-1.31 per row (median 0.99), the 4-PE
+ * broadcast, whose members wait on the root's push, 1.17 (8 B) and 1.31
+ * (1 KiB).  Such waits are woken a few times per collective, not by streams
+ * of writes, so they sleep on as before (0).  1 for A/B. */
+#ifndef RESPIN_SYNC
+#define RESPIN_SYNC 0
+#endif
 #ifndef CALM_SPIN
 #define CALM_SPIN 100    /* polls after a calm yield (~1 us of PAUSE here) */
 #endif
@@ -146,14 +170,24 @@ void shmi_ring_data_slow(struct shmi_bell *bell, const void *addr, size_t len)
         wake(bell, &bell->wakes_data);
         return;
     }
+    /* A slot our bytes overlap: disarm it (its hi to 0) and uncount its
+     * sleeper; only the writer that disarmed it wakes it.  The sleeper,
+     * woken, is awake again (wait_impl) before it sleeps again, so the writes
+     * that reach it meanwhile find one sleeper less (none, usually: the fast
+     * path) and pay nothing.  It re-arms (enlist) and looks at its condition
+     * before it sleeps again: a writer that found the slot disarmed wrote
+     * before that look (the fences of shmi_bell_sleepers and enlist). */
     uint64_t lo = bell_key(addr), hi = lo + (len ? len : 1);
     for (int i = 0; i < SHMI_BELL_SLOTS; i++) {
-        const struct shmi_bell_slot *s = &bell->slot[i];
-        if (__atomic_load_n(&s->hi, __ATOMIC_RELAXED) > lo &&
-            __atomic_load_n(&s->lo, __ATOMIC_RELAXED) < hi) {
-            wake(bell, &bell->wakes_data);
-            return;
-        }
+        struct shmi_bell_slot *s = &bell->slot[i];
+        uint64_t h = __atomic_load_n(&s->hi, __ATOMIC_RELAXED);
+        while (h > lo && __atomic_load_n(&s->lo, __ATOMIC_RELAXED) < hi)
+            if (__atomic_compare_exchange_n(&s->hi, &h, 0, 0, __ATOMIC_ACQ_REL,
+                                            __ATOMIC_RELAXED)) {
+                __atomic_fetch_sub(&bell->sleepers, 1, __ATOMIC_SEQ_CST);
+                wake(bell, &bell->wakes_data);
+                return;
+            }
     }
 }
 
@@ -203,9 +237,13 @@ struct want {
     uint64_t lo, hi;
 };
 
-/* Publish what we wait for, then count ourselves among the sleepers (the
+/* Publish what we wait for and count ourselves among the sleepers (the
  * seq_cst increment orders the rest before it: a writer that sees it sees
- * the slot or the kind count).  Returns the data slot taken, or -1. */
+ * the kind count).  A data slot is armed (its hi stored) after the
+ * increment, then a full fence: a writer that disarms it (uncounting us,
+ * shmi_ring_data_slow) finds us counted already, and one that looked before
+ * the slot was armed wrote before our next look at the condition.  Returns
+ * the data slot taken, or -1. */
 static int enlist(struct shmi_bell *bell, const struct want *w)
 {
     int slot = -1;
@@ -215,77 +253,118 @@ static int enlist(struct shmi_bell *bell, const struct want *w)
                                         __ATOMIC_RELAXED))
             slot = i;
     }
-    if (slot >= 0) {
+    if (slot >= 0)
         __atomic_store_n(&bell->slot[slot].lo, w->lo, __ATOMIC_RELAXED);
-        __atomic_store_n(&bell->slot[slot].hi, w->hi, __ATOMIC_RELAXED);
-    } else {
+    else
         __atomic_fetch_add(w->kind == WAIT_SYNC ? &bell->sync : &bell->any, 1, __ATOMIC_RELAXED);
-    }
     __atomic_fetch_add(&bell->sleepers, 1, __ATOMIC_SEQ_CST);
+    if (slot >= 0) {
+        __atomic_store_n(&bell->slot[slot].hi, w->hi, __ATOMIC_RELAXED);
+        __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    }
     return slot;
 }
 
+/* The slot's sleeper count goes with its hi: whoever takes a nonzero hi
+ * (we here, or the writer that disarmed it) uncounts us. */
 static void delist(struct shmi_bell *bell, const struct want *w, int slot)
 {
-    __atomic_fetch_sub(&bell->sleepers, 1, __ATOMIC_SEQ_CST);
     if (slot >= 0) {
-        __atomic_store_n(&bell->slot[slot].hi, 0, __ATOMIC_RELAXED);
+        if (__atomic_exchange_n(&bell->slot[slot].hi, 0, __ATOMIC_ACQ_REL))
+            __atomic_fetch_sub(&bell->sleepers, 1, __ATOMIC_SEQ_CST);
         __atomic_store_n(&bell->slot[slot].busy, 0, __ATOMIC_RELEASE);
     } else {
+        __atomic_fetch_sub(&bell->sleepers, 1, __ATOMIC_SEQ_CST);
         __atomic_fetch_sub(w->kind == WAIT_SYNC ? &bell->sync : &bell->any, 1, __ATOMIC_RELAXED);
     }
 }
 
-static void wait_impl(struct shmi_bell *bell, int (*ready)(const void *arg), const void *arg,
-                      int calm_ok, const struct want *w)
+/* The waking part of a wait: poll (or progress the network), poll on for
+ * spin_s, then yield; 1 when ready.  calm_ok: polls after a calm yield. */
+static int awake(int (*ready)(const void *arg), const void *arg, int calm_ok, double spin_for)
 {
     unsigned long first = calm_ok && calm && spin_limit < CALM_SPIN ? CALM_SPIN : spin_limit;
     const struct shmi_net_poll *net = shmi_wait_net;
     /* with a network, no spin without progress: what we wait for may be
      * sitting in our socket */
-    if (net ? net_poll(ready, arg, net) : spin(ready, arg, first)) return;
+    if (net ? net_poll(ready, arg, net) : spin(ready, arg, first)) return 1;
     double t0 = shmi_clock_s(), t = t0;
-    if (spin_s > 0 && !net) {
-        for (double end = t0 + spin_s; t < end; t = shmi_clock_s())
-            if (spin(ready, arg, 256)) return;
+    if (spin_for > 0 && !net) {
+        for (double end = t0 + spin_for; t < end; t = shmi_clock_s())
+            if (spin(ready, arg, 256)) return 1;
         t0 = t;
     }
     for (int i = 0; i < 16 || t - t0 < yield_s; i++) {
-        if (ready(arg)) return;
+        if (ready(arg)) return 1;
         double ty = t;
         sched_yield();
         t = shmi_clock_s();
         double dt = t - ty;
         if (dt < yield_min) yield_min = dt;
         calm = dt < 2 * yield_min + 200e-9; /* no context switch in it */
-        if (calm_ok && calm && spin(ready, arg, CALM_SPIN)) return;
+        if (calm_ok && calm && spin(ready, arg, CALM_SPIN)) return 1;
         if (calm_ok && calm) t = shmi_clock_s();
     }
     calm = 0;
+    return 0;
+}
+
+/* The observer of long waits, about once a second of the wait (its sleeps
+ * and the polls between them). */
+static void still(void (*hook)(int, double), double start, double *next)
+{
+    double waited = shmi_clock_s() - start;
+    if (waited >= *next) {
+        hook(SHMI_WAIT_STILL, waited);
+        *next = waited + 1.0;
+    }
+}
+
+/* Then sleep on the bell until ready, or, for a data wait (and a catch-all
+ * one), until a ring (the bell's seq moved since we counted ourselves in, or
+ * a writer disarmed our slot) that did not make us ready: then the wait is
+ * awake again (awake(): the policy of a fresh wait, SHMEM_WAIT_SPIN_US of
+ * polling when the PEs fit the CPUs, yields when they outnumber them) before
+ * it sleeps again.  A writer pays a futex wake only while we are counted
+ * among the sleepers, so a stream of writes into the bytes we wait on, none
+ * ending the wait, costs one wake per sleep, not one per write (issue 15's
+ * 'same' row: 0.4-0.9 us per write before, docs/performance.md).
+ * A sleep that timed out with no ring sleeps on (the timer is there for
+ * stores through shmem_ptr, which ring nothing). */
+static void wait_impl(struct shmi_bell *bell, int (*ready)(const void *arg), const void *arg,
+                      int calm_ok, const struct want *w)
+{
+    if (awake(ready, arg, calm_ok, spin_s)) return;
+    const struct shmi_net_poll *net = shmi_wait_net;
     long ns = 50000;
     void (*hook)(int, double) = shmi_wait_hook;
     double start = hook ? shmi_clock_s() : 0, next = 1.0;
     if (hook) hook(SHMI_WAIT_SLEEP, 0);
-    int slot = enlist(bell, w);
-    /* writers that do not fence (asymmetric mode): make their stores
-     * visible, or their next look at sleepers see ours */
-    if (!shmi_ring_fence) syscall(SYS_membarrier, MEMBARRIER_CMD_GLOBAL_EXPEDITED, 0, 0);
+    int again = w->kind != WAIT_SYNC || RESPIN_SYNC; /* awake again after a ring */
     for (;;) {
-        uint32_t seen = __atomic_load_n(&bell->seq, __ATOMIC_ACQUIRE);
-        if (ready(arg)) break;
-        futex_wait(&bell->seq, seen, ns);
-        if (ready(arg)) break;
-        if (net) net->check();
-        if (ns < 1000000) ns *= 2;
-        if (hook && ns >= 1000000) {
-            double waited = shmi_clock_s() - start;
-            if (waited >= next) {
-                hook(SHMI_WAIT_STILL, waited);
-                next = waited + 1.0;
-            }
+        int slot = enlist(bell, w), done;
+        /* writers that do not fence (asymmetric mode): make their stores
+         * visible, or their next look at sleepers see ours */
+        if (!shmi_ring_fence) syscall(SYS_membarrier, MEMBARRIER_CMD_GLOBAL_EXPEDITED, 0, 0);
+        uint32_t seq0 = __atomic_load_n(&bell->seq, __ATOMIC_ACQUIRE);
+        for (;;) {
+            uint32_t seen = __atomic_load_n(&bell->seq, __ATOMIC_ACQUIRE);
+            if ((done = ready(arg)) ||
+                (again && (seen != seq0 || (slot >= 0 && !__atomic_load_n(&bell->slot[slot].hi,
+                                                                           __ATOMIC_ACQUIRE)))))
+                break;
+            futex_wait(&bell->seq, seen, ns);
+            if (net) net->check();
+            if (ns < 1000000) ns *= 2;
+            if (hook) still(hook, start, &next);
         }
+        delist(bell, w, slot);
+        if (done || awake(ready, arg, calm_ok,
+                          AGAIN_SPIN_US < 0 || spin_s < AGAIN_SPIN_US * 1e-6 ? spin_s
+                                                                         : AGAIN_SPIN_US * 1e-6))
+            break;
+        if (hook) still(hook, start, &next);
     }
-    delist(bell, w, slot);
     if (hook) hook(SHMI_WAIT_DONE, shmi_clock_s() - start);
 }
 

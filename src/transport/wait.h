@@ -11,13 +11,21 @@
  *   - a data wait (wait_until, test loops through shmi_wait_data, signal
  *     waits, lock hand-overs) says which bytes of its PE's memory it waits
  *     on; puts, AMOs and signals ring with the bytes they wrote
- *     (shmi_ring_data), and wake it only when the two ranges overlap;
+ *     (shmi_ring_data), and wake it only when the two ranges overlap; the
+ *     writer that wakes it also disarms it (no longer a sleeper), so the
+ *     writes that follow pay nothing until it sleeps again;
  *   - a sync wait (barriers and collectives: shmi_wait_sync, shmi_wait_many)
  *     is woken only by the flags of its partners (shmi_ring_sync), never by
  *     data puts into its PE;
  *   - shmi_wait and shmi_ring are the catch-alls (a wait woken by any ring, a
  *     ring that wakes every kind): the network progress thread, which cannot
  *     tell what arrived, rings that way.
+ *
+ * A data wait woken by a ring that did not make it ready is awake again
+ * (polls and yields as a fresh wait does) before it sleeps again, so a
+ * stream of writes into the bytes it waits on costs a futex wake per sleep,
+ * not per write (wait.c, wait_impl).  Barrier and collective waits sleep on
+ * (RESPIN_SYNC in wait.c).
  *
  * All sleepers of a PE sleep on the same futex word; only the decision to
  * make the system call looks at what they wait on.  The writer's fast path
@@ -32,10 +40,12 @@
 
 struct shmi_bell {
     _Alignas(64) uint32_t seq;      /* futex word */
-    uint32_t sleepers;              /* threads of this PE asleep on seq (every kind) */
+    uint32_t sleepers;              /* threads of this PE asleep on seq (every kind; a
+                                       data wait a writer disarmed no longer counts) */
     uint32_t sync;                  /* of those: in a barrier or collective */
     uint32_t any;                   /* of those: woken by every ring (shmi_wait, or no slot) */
-    struct shmi_bell_slot {         /* a data wait: keys [lo, hi) (shmi_bell_key) */
+    struct shmi_bell_slot {         /* a data wait: keys [lo, hi) (shmi_bell_key); hi 0:
+                                       free, or disarmed by the writer that woke it */
         uint32_t busy;
         uint64_t lo, hi;
     } slot[SHMI_BELL_SLOTS];

@@ -49,7 +49,9 @@
       "HZ=250), so that a PE sharing its CPU with another process keeps its "   \
       "turn instead of handing the rest of the tick to that process. When "     \
       "unset and this node's PEs outnumber the CPUs they may use (or two PEs "  \
-      "are bound to one CPU), 0.")                                               \
+      "are bound to one CPU), 0. A wait_until, test or signal wait that a "     \
+      "write woke without ending it polls this long again before it sleeps "    \
+      "again.")                                                                  \
     X(GLOBALS, bool, "1", "", "",    "",                                          \
       "Make the program's global and static variables symmetric (remote "       \
       "access to them) by moving the executable's data and bss onto shared "    \

@@ -12,7 +12,13 @@
  *   C. the others sleep in a wait on the written word (wait_until, then
  *      signal_wait_until): a write that does not end it still wakes it
  *      (the control: without it A and B could pass with a bell that never
- *      rings). */
+ *      rings);
+ *   D. the others wait on the written word while PE 0 writes it STREAM times
+ *      without ending the wait: a wait woken by a write that does not end it
+ *      polls (or yields) again before it sleeps again, so the stream makes far
+ *      fewer than STREAM data wakes (before: one per write, each a FUTEX_WAKE
+ *      for PE 0); asleep again, it is woken by the next write, and it sees
+ *      the write that ends its wait. */
 #include "pe_test.h"
 
 #include <sched.h>
@@ -21,6 +27,7 @@
 
 #define ROUNDS 200
 #define END 1000000
+#define STREAM 4000
 
 struct words {
     long data[8];
@@ -30,6 +37,8 @@ struct words {
     long target;      /* C waits here */
     uint64_t tsig;    /* C's signal wait */
     long arrived;     /* A: the others passed the barrier before A's */
+    long pad2[7];
+    long same;        /* D waits here */
 };
 
 static int me, npes;
@@ -110,6 +119,39 @@ static void wakes_it(struct words *w, int pe, int kind)
            "PE %d asleep on the written word: the write (kind %d) made no data wake", pe, kind);
 }
 
+/* PE 0: a stream of writes to the word PE pe waits on, none ending the wait;
+ * then the one that ends it. */
+static void stream(struct words *w, int pe)
+{
+    until_asleep(pe, 0);
+    shmemx_wait_stats_t b = stats(pe), a;
+    for (long i = 0; i < STREAM; i++) {
+        switch (i & 3) {
+        case 0: shmem_long_p(&w->same, i, pe); break;
+        case 1: shmem_putmem(&w->same, &i, sizeof i, pe); shmem_quiet(); break;
+        case 2: (void)shmem_long_atomic_fetch_add(&w->same, 1, pe); break;
+        default: shmem_long_atomic_add(&w->same, 1, pe);
+        }
+    }
+    shmem_quiet();
+    a = stats(pe);
+    unsigned long long n = a.data_wakes - b.data_wakes;
+    CHECKF(n >= 1, "PE %d asleep on the written word: %d writes made no data wake", pe, STREAM);
+    CHECKF(n <= STREAM / 20, "PE %d waits on the written word: %d writes that do not end its "
+           "wait made %llu data wakes (want at most %d: after a wake it polls again before "
+           "it sleeps)", pe, STREAM, n, STREAM / 20);
+    printf("pe_waits_doorbell: %d writes into the word PE %d waits on: %llu data wakes\n",
+           STREAM, pe, n);
+    /* asleep again (armed anew), the next write wakes it */
+    until_asleep(pe, 0);
+    b = stats(pe);
+    shmem_long_p(&w->same, -1, pe);
+    a = stats(pe);
+    CHECKF(a.data_wakes == b.data_wakes + 1, "PE %d asleep again on the written word: a write "
+           "made %llu data wakes (want 1)", pe, a.data_wakes - b.data_wakes);
+    shmem_long_p(&w->same, END, pe);
+}
+
 int main(void)
 {
     shmem_init();
@@ -161,6 +203,15 @@ int main(void)
         }
     } else {
         CHECK(shmem_signal_wait_until(&w->tsig, SHMEM_CMP_GE, END) == END + 1);
+    }
+    shmem_barrier_all();
+
+    /* D: a stream of writes into the word a PE waits on */
+    if (me == 0) {
+        for (int pe = 1; pe < npes; pe++) stream(w, pe);
+    } else {
+        shmem_long_wait_until(&w->same, SHMEM_CMP_EQ, END);
+        CHECK(w->same == END);
     }
     shmem_barrier_all();
     if (me == 1) CHECK(w->data[3] == 2 * ROUNDS && w->data[1] == 2 * ROUNDS); /* A and B */
