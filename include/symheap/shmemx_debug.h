@@ -29,12 +29,17 @@ int shmemx_heap_report(const char *prefix);
  * those how many in a barrier or collective (a thread in a data wait that a
  * write has woken counts again only when it sleeps again: after a wake that
  * does not end its wait it polls first).
+ * data_checks: data writes into pe that found a data or catch-all sleeper
+ * there and looked at what it waits on (the writer's slow path; a PE asleep
+ * only in barriers and collectives never sends writers there; exact while
+ * one PE writes, a lower bound with several).
  * A put or AMO wakes a PE only when it sleeps in a wait on the written bytes
  * (docs/performance.md, "The doorbell rule").  Returns 0, or -1 when pe is
  * out of range, on another node, or outside shmem_init ... shmem_finalize. */
 typedef struct shmemx_wait_stats {
     unsigned long long data_wakes, sync_wakes, other_wakes;
     unsigned sleeping, sleeping_sync;
+    unsigned long long data_checks;
 } shmemx_wait_stats_t;
 int shmemx_wait_stats(int pe, shmemx_wait_stats_t *stats);
 

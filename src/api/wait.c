@@ -305,6 +305,7 @@ int shmemx_wait_stats(int pe, shmemx_wait_stats_t *stats)
     stats->data_wakes = __atomic_load_n(&b->wakes_data, __ATOMIC_RELAXED);
     stats->sync_wakes = __atomic_load_n(&b->wakes_sync, __ATOMIC_RELAXED);
     stats->other_wakes = __atomic_load_n(&b->wakes_all, __ATOMIC_RELAXED);
+    stats->data_checks = __atomic_load_n(&b->checks_data, __ATOMIC_RELAXED);
     /* sleepers a ring can wake: barrier/collective and catch-all ones, and
      * data waits with an armed slot (armed after they counted themselves
      * in, disarmed by the writer that wakes them; transport/wait.c) */

@@ -28,8 +28,11 @@
  * (RESPIN_SYNC in wait.c).
  *
  * All sleepers of a PE sleep on the same futex word; only the decision to
- * make the system call looks at what they wait on.  The writer's fast path
- * is unchanged: one load of `sleepers`, 0 when nobody of that PE sleeps. */
+ * make the system call looks at what they wait on.  Sync sleepers are
+ * counted apart (`sync`) from data and catch-all ones (`sleepers`), so the
+ * fast path of a data write is one load of `sleepers`, 0 while the target
+ * only sleeps in a barrier or collective; a flag or catch-all ring loads
+ * both. */
 #ifndef SHMI_WAIT_H
 #define SHMI_WAIT_H
 
@@ -40,17 +43,20 @@
 
 struct shmi_bell {
     _Alignas(64) uint32_t seq;      /* futex word */
-    uint32_t sleepers;              /* threads of this PE asleep on seq (every kind; a
-                                       data wait a writer disarmed no longer counts) */
-    uint32_t sync;                  /* of those: in a barrier or collective */
-    uint32_t any;                   /* of those: woken by every ring (shmi_wait, or no slot) */
+    uint32_t sleepers;              /* threads of this PE asleep on seq in data and
+                                       catch-all waits (a data wait a writer disarmed no
+                                       longer counts) */
+    uint32_t sync;                  /* threads asleep in a barrier or collective */
+    uint32_t any;                   /* of `sleepers`: woken by every ring (shmi_wait, or
+                                       a data wait without a slot) */
     struct shmi_bell_slot {         /* a data wait: keys [lo, hi) (shmi_bell_key); hi 0:
                                        free, or disarmed by the writer that woke it */
         uint32_t busy;
         uint64_t lo, hi;
     } slot[SHMI_BELL_SLOTS];
-    /* futex wakes made on this bell, by the kind of ring (tests, shmemx_wait_stats) */
-    _Alignas(64) uint64_t wakes_data, wakes_sync, wakes_all;
+    /* futex wakes made on this bell, by the kind of ring, and data rings that
+     * found a sleeper and looked at what it waits on (tests, shmemx_wait_stats) */
+    _Alignas(64) uint64_t wakes_data, wakes_sync, wakes_all, checks_data;
 };
 
 void shmi_wait_set_spin(unsigned long spins);
@@ -106,8 +112,9 @@ void shmi_ring_slow(struct shmi_bell *bell);
 void shmi_ring_sync_slow(struct shmi_bell *bell);
 void shmi_ring_data_slow(struct shmi_bell *bell, const void *addr, size_t len);
 
-/* Dekker with the waiter: our store, then a full fence, then read sleepers;
- * the waiter increments sleepers, fences, then re-checks.  Asymmetric mode
+/* Dekker with the waiter: our store, then a full fence, then read its
+ * counter (sleepers, or sync for a flag); the waiter increments it (seq_cst),
+ * then re-checks.  Asymmetric mode
  * (shmi_wait_asymmetric): no fence here; a waiter about to sleep makes every
  * PE's CPU run one instead (membarrier).  After a sequentially consistent
  * atomic (read-modify-write or store) on the peer's data (the _after_sc
@@ -124,24 +131,37 @@ static inline int shmi_bell_sleepers_after_sc(struct shmi_bell *bell)
 {
     return __atomic_load_n(&bell->sleepers, __ATOMIC_SEQ_CST) != 0;
 }
+/* Any sleeper: of data and catch-all waits, or of barriers and collectives. */
+static inline int shmi_bell_any(struct shmi_bell *bell)
+{
+    if (shmi_ring_fence) __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    else __asm__ volatile("" ::: "memory");
+    return (__atomic_load_n(&bell->sleepers, __ATOMIC_RELAXED) |
+            __atomic_load_n(&bell->sync, __ATOMIC_RELAXED)) != 0;
+}
+static inline int shmi_bell_any_after_sc(struct shmi_bell *bell)
+{
+    return (__atomic_load_n(&bell->sleepers, __ATOMIC_SEQ_CST) |
+            __atomic_load_n(&bell->sync, __ATOMIC_SEQ_CST)) != 0;
+}
 
 /* After a write we cannot describe: wake every sleeper of that PE. */
 static inline void shmi_ring(struct shmi_bell *bell)
 {
-    if (shmi_bell_sleepers(bell)) shmi_ring_slow(bell);
+    if (shmi_bell_any(bell)) shmi_ring_slow(bell);
 }
 static inline void shmi_ring_after_sc(struct shmi_bell *bell)
 {
-    if (shmi_bell_sleepers_after_sc(bell)) shmi_ring_slow(bell);
+    if (shmi_bell_any_after_sc(bell)) shmi_ring_slow(bell);
 }
 /* After a barrier or collective flag (a peer's, through its mapping). */
 static inline void shmi_ring_sync(struct shmi_bell *bell)
 {
-    if (shmi_bell_sleepers(bell)) shmi_ring_sync_slow(bell);
+    if (shmi_bell_any(bell)) shmi_ring_sync_slow(bell);
 }
 static inline void shmi_ring_sync_after_sc(struct shmi_bell *bell)
 {
-    if (shmi_bell_sleepers_after_sc(bell)) shmi_ring_sync_slow(bell);
+    if (shmi_bell_any_after_sc(bell)) shmi_ring_sync_slow(bell);
 }
 /* After a put, AMO or signal into the peer's copy of [addr, addr + len)
  * (addr: our own symmetric address of the same bytes). */

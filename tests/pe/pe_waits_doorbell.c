@@ -7,7 +7,8 @@
  * every count below is exact whatever the load on the machine.
  *
  *   A. the others sleep in shmem_barrier_all: puts, fetch-adds, put-signals,
- *      incs and p's into them make no wake at all;
+ *      incs and p's into them make no wake at all, and never leave the
+ *      writer's fast path (barrier sleepers are counted apart: data_checks);
  *   B. the others sleep in shmem_long_wait_until on another word: the same;
  *   C. the others sleep in a wait on the written word (wait_until, then
  *      signal_wait_until): a write that does not end it still wakes it
@@ -96,6 +97,11 @@ static void no_wakes(struct words *w, int sync, const char *where)
     for (int pe = 1; pe < npes; pe++) {
         after = stats(pe);
         CHECKF(after.sleeping >= 1, "PE %d left its wait (%s)", pe, where);
+        /* asleep in a barrier only: data writes keep to their fast path */
+        CHECKF(!sync || after.data_checks == before[pe].data_checks,
+               "PE %d asleep in %s: %d data writes took the slow path %llu times (want 0: "
+               "barrier sleepers are counted apart)", pe, where, ROUNDS * 6,
+               after.data_checks - before[pe].data_checks);
         CHECKF(wakes(&after) == wakes(&before[pe]),
                "PE %d asleep in %s: %d writes to other words made %llu data, %llu sync, "
                "%llu other futex wakes on its doorbell (want 0)", pe, where, ROUNDS * 6,
