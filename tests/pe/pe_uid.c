@@ -6,6 +6,7 @@
  *   pe_uid ok N          a maker process (not a PE) makes the ID, N children
  *                        are the PEs: RMA, AMOs, a reduction, malloc/free
  *   pe_uid root N        the maker is rank 0 itself, N-1 children the rest
+ *                        (forked before the ID exists, sent it over a pipe)
  *   pe_uid nvshmem N     as ok, through nvshmemx_get_uniqueid and
  *                        nvshmemx_init_attr(NVSHMEMX_INIT_WITH_UNIQUEID)
  *   pe_uid kill N        rank N-1 kills itself (SIGKILL) after init, the
@@ -106,8 +107,12 @@ int main(int argc, char **argv)
      * it, sends it over a pipe and serves until told to end (any other). */
     shmemx_uniqueid_t id;
     pid_t maker = -1;
+    int idpipe[2] = { -1, -1 }; /* root: the ID to the children, made after they forked */
     if (as_root) {
-        shmemx_get_uniqueid(&id);
+        /* The children are forked before the ID (and its rendezvous thread)
+         * exists: a fork while that thread holds a lock (ASan's allocator's,
+         * seen) would leave the child deadlocked on it. */
+        if (pipe(idpipe)) return FAIL("pipe");
     } else {
         int p[2], q[2];
         if (pipe(p) || pipe(q)) return FAIL("pipe");
@@ -135,7 +140,21 @@ int main(int argc, char **argv)
         int nranks = !strcmp(mode, "nranks") && k == nkids - 1 ? n + 1 : n;
         if (!strcmp(mode, "late") && k == 1) nranks = n + 1;
         if (!strcmp(mode, "twice") && k == 1) rank = 0;
-        if ((kids[k] = fork()) == 0) _exit(pe(&id, rank, nranks));
+        if ((kids[k] = fork()) == 0) {
+            if (as_root) {
+                close(idpipe[1]);
+                if (read(idpipe[0], &id, sizeof id) != (ssize_t)sizeof id) _exit(4);
+            }
+            _exit(pe(&id, rank, nranks));
+        }
+    }
+    if (as_root) { /* one record per child, each written whole (< PIPE_BUF) */
+        _Static_assert(sizeof id <= 512, "an ID fits a pipe's atomic write");
+        close(idpipe[0]);
+        shmemx_get_uniqueid(&id);
+        for (int k = 0; k < nkids; k++)
+            if (write(idpipe[1], &id, sizeof id) != (ssize_t)sizeof id) return FAIL("write ID");
+        close(idpipe[1]);
     }
     if (!strcmp(mode, "root_dies")) {
         struct timespec t = { 1, 0 }; /* the PEs are in their barrier by now */
