@@ -170,9 +170,13 @@ mpi() {
     # Known flake of the test hosts (not of the library): with 4 PEs per host
     # a UCX TCP connection between the namespaces is now and then refused and
     # UCX ends the job ("Endpoint timeout"); a job that should pass gets one
-    # more try, saying so.
-    if [ "$want" = 0 ] && [ "$RC" != 0 ] && grep -q "UCX  ERROR   connect(.*Connection refused" "$T/out" "$T/err"; then
-        echo "mn_test.sh: $CASE: UCX could not connect between the test hosts (Connection refused); trying once more" >&2
+    # more try, saying so.  Also seen (2026-12-04, once in a fresh-clone CI
+    # run, ASan build, slurm_jobs coll with 4 PEs per host on 2 CPUs): UCX's
+    # endpoint timeout with no refused connection, one PE silent for 20 s;
+    # not understood yet (docs/cluster.md), so it too gets one more try.
+    if [ "$want" = 0 ] && [ "$RC" != 0 ] &&
+        grep -qE "UCX  ERROR   connect\(.*Connection refused|Endpoint timeout" "$T/out" "$T/err"; then
+        echo "mn_test.sh: $CASE: UCX lost a connection between the test hosts (refused, or endpoint timeout); trying once more" >&2
         launcher
         t0=$(now_ms)
         timeout -k 5 120 "${LAUNCH[@]}" "$@" >"$T/out" 2>"$T/err"
