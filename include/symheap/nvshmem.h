@@ -31,9 +31,9 @@
  * written over the public shmem_* API.
  *
  * Differences from NVSHMEM, on purpose (docs/gpu.md lists them all):
- *  - Device collectives (nvshmem_coll_device.cuh) work on NVSHMEM_TEAM_WORLD,
- *    _SHARED and NVSHMEMX_TEAM_NODE (all the same team with a GPU heap);
- *    split teams are host-only so far.  The _on_stream collectives and
+ *  - Device collectives (nvshmem_coll_device.cuh) work on every team,
+ *    split ones included (a device team table, a control block per team).
+ *    The _on_stream collectives and
  *    nvshmemx_collective_launch need CUDA code (a .cu file), except the
  *    collective launch, which host C/C++ files get too when CUDA is there.
  *  - nvshmem_realloc is provided (OpenSHMEM shmem_realloc); NVSHMEM has none.
@@ -230,16 +230,16 @@ int nvshmemx_team_init(nvshmem_team_t *team, nvshmem_team_config_t *config, long
                        int npes, int pe_idx_in_team);
 
 /* -1 for NVSHMEM_TEAM_INVALID.  (CUDA code: __host__ __device__ forms of
- * my_pe and n_pes in nvshmem_coll_device.cuh.) */
+ * my_pe, n_pes and translate_pe in nvshmem_coll_device.cuh.) */
 #ifndef __CUDACC__
 static inline int nvshmem_team_my_pe(nvshmem_team_t team)
 { return shmem_team_my_pe(nvshmemi_team(team)); }
 static inline int nvshmem_team_n_pes(nvshmem_team_t team)
 { return shmem_team_n_pes(nvshmemi_team(team)); }
-#endif
 static inline int nvshmem_team_translate_pe(nvshmem_team_t src_team, int src_pe,
                                             nvshmem_team_t dest_team)
 { return shmem_team_translate_pe(nvshmemi_team(src_team), src_pe, nvshmemi_team(dest_team)); }
+#endif
 
 /* ---- Setup, exit and query ------------------------------------------------- */
 /* Finalize, and forget the teams and registered buffers when it was the

@@ -18,11 +18,17 @@
  * a warp, the block form by every thread of the block; every PE of the team
  * calls the same collective with the same counts, one at a time per team.
  *
- * Teams: in kernels the team must be NVSHMEM_TEAM_WORLD, NVSHMEM_TEAM_SHARED
- * or NVSHMEMX_TEAM_NODE, which are the same PEs while there is a GPU heap
- * (it spans one node); any other team prints one line naming the call and
- * traps.  The on-stream forms check on the host and return
- * NVSHMEMX_ERROR_INVALID_VALUE with a message instead.
+ * Teams: any team this PE belongs to.  NVSHMEM_TEAM_WORLD, NVSHMEM_TEAM_SHARED
+ * and NVSHMEMX_TEAM_NODE are the same PEs while there is a GPU heap (it
+ * spans one node) and share the world's control block; a team made by
+ * nvshmem_team_split_strided / _2d is found in this PE's team table
+ * (shmemx_gpu.h: its size, this PE's rank, its world PEs as start + r *
+ * stride) and has a control block of its own, zeroed on every member when
+ * the team was made, so collectives on different teams never share flags.
+ * A handle that names no team of this PE (NVSHMEM_TEAM_INVALID, destroyed,
+ * never made) prints one line naming the call and traps; the on-stream
+ * forms check on the host and return NVSHMEMX_ERROR_INVALID_VALUE with a
+ * message instead.
  *
  * Algorithms (all PEs' heaps are mapped into every PE, one GPU or several):
  *  - broadcast, fcollect, alltoall: up to SHMI_DC_LL_MAX bytes in all, the
@@ -43,8 +49,11 @@
  *    owners' dest, a barrier.  Either way every element is combined once, in
  *    PE order, so every PE gets bit-identical results (also for floats),
  *    equal to the host reductions'; in place (dest == source) works.
- *  - reducescatter: a barrier, each PE reduces its own block from every PE's
- *    source, a barrier; dest must not overlap source (a clear error).
+ *  - reducescatter: when the blocks fit the scratch half as above, each PE
+ *    stores block p of its source into PE p's scratch, one barrier, each
+ *    combines its rows; larger, a barrier, each PE reduces its own block
+ *    from every PE's source, a barrier.  dest must not overlap source (a
+ *    clear error).
  * Data written by peers is read with L2 loads (ld.global.cg), so a stale L1
  * line from an earlier collective in the same kernel is never used.  The
  * barriers are the device barrier (nvshmem_device.cuh), with a fence. */
@@ -59,6 +68,7 @@
  * slots up to SHMI_DC_SCRATCH_OFF, then two
  * halves of reduction scratch. */
 #define SHMI_DCTL_SIZE 65536
+static_assert(SHMI_DCTL_SIZE == SHMEMX_GPU_CTL_BLOCK, "control block layout");
 #define SHMI_DC_LL_OFF 4096
 #define SHMI_DC_SCRATCH_OFF 8192
 static_assert(offsetof(shmi_dctl, ll_done) % 128 == 0, "control block layout");
@@ -95,10 +105,10 @@ template <int G> SHMI_DEV void shmi_tg_sync(void)
 }
 /* The group's writes so far are ordered before the barrier's release (CTA
  * barrier, then the elected thread's fence and release store). */
-template <int G> SHMI_DEV void shmi_tg_barrier(int quiet)
+template <int G> SHMI_DEV void shmi_tg_barrier(const shmi_dteam &t, int quiet)
 {
     shmi_tg_sync<G>();
-    if (shmi_tg_tid<G>() == 0) shmi_d_barrier(quiet);
+    if (shmi_tg_tid<G>() == 0) shmi_d_barrier_t(t, quiet);
     shmi_tg_sync<G>();
 }
 
@@ -107,59 +117,95 @@ SHMI_DEV bool shmi_d_team_is_world(nvshmem_team_t team)
 {
     return team == NVSHMEM_TEAM_WORLD || team == NVSHMEM_TEAM_SHARED || team == NVSHMEMX_TEAM_NODE;
 }
-SHMI_DEV void shmi_d_team_check(const char *fn, nvshmem_team_t team)
+/* The team at index team of this PE's table, or false when there is none
+ * (or this PE is not a member). */
+SHMI_DEV bool shmi_d_team_find(nvshmem_team_t team, shmi_dteam *t)
 {
-    if (shmi_d_team_is_world(team)) return;
-    printf("[pe %d] symheap error: %s: team %d: collectives in kernels take NVSHMEM_TEAM_WORLD, "
-           "NVSHMEM_TEAM_SHARED or NVSHMEMX_TEAM_NODE (split teams are host-only in symheap "
-           "so far)\n", (int)shmi_dstate.me, fn, (int)team);
-    __trap();
+    if (shmi_d_team_is_world(team)) {
+        *t = shmi_d_world();
+        return true;
+    }
+    if (team < 0 || team >= SHMEMX_GPU_TEAMS || shmi_dstate.npes == 0) return false;
+    const shmemx_gpu_team_t *e =
+        (const shmemx_gpu_team_t *)(shmi_dstate.ctl + SHMEMX_GPU_CTL_BLOCK) + team;
+    const int n = e->size;
+    if (n <= 0) return false;
+    *t = { n, e->rank, e->start, e->stride,
+           (shmi_dctl *)(shmi_dstate.ctl + (uint64_t)e->block * SHMEMX_GPU_CTL_BLOCK) };
+    return true;
 }
-/* Host side of the _on_stream forms: 0 when the team works in kernels. */
+SHMI_DEV shmi_dteam shmi_d_team(const char *fn, nvshmem_team_t team)
+{
+    shmi_dteam t;
+    if (!shmi_d_team_find(team, &t)) {
+        printf("[pe %d] symheap error: %s: team %d is not a team of this PE (NVSHMEM_TEAM_INVALID, "
+               "destroyed, or not made by nvshmem_team_split_strided / _2d on this PE): pass "
+               "a team this PE belongs to\n", (int)shmi_dstate.me, fn, (int)team);
+        __trap();
+    }
+    return t;
+}
+/* Host side of the _on_stream forms: 0 when this PE belongs to the team. */
 static inline int shmi_h_team_check(const char *fn, nvshmem_team_t team)
 {
     if (team == NVSHMEM_TEAM_WORLD || team == NVSHMEM_TEAM_SHARED || team == NVSHMEMX_TEAM_NODE)
         return 0;
-    fprintf(stderr, "[pe %d] symheap error: %s: team %d: on-stream collectives take "
-            "NVSHMEM_TEAM_WORLD, NVSHMEM_TEAM_SHARED or NVSHMEMX_TEAM_NODE (split teams are "
-            "host-only in symheap so far)\n", shmem_my_pe(), fn, (int)team);
+    shmem_team_t t = nvshmemi_team(team);
+    if (t != SHMEM_TEAM_INVALID && shmem_team_my_pe(t) >= 0) return 0;
+    fprintf(stderr, "[pe %d] symheap error: %s: team %d is not a team of this PE "
+            "(NVSHMEM_TEAM_INVALID, destroyed, or not made by nvshmem_team_split_strided / _2d "
+            "on this PE): pass a team this PE belongs to\n", shmem_my_pe(), fn, (int)team);
     return NVSHMEMX_ERROR_INVALID_VALUE;
 }
 
 SHMI_HD int nvshmem_team_my_pe(nvshmem_team_t team)
 {
-    SHMI_ON_DEVICE(if (team == NVSHMEM_TEAM_INVALID) return -1;
-                   shmi_d_team_check("nvshmem_team_my_pe", team); return shmi_dstate.me;)
+    SHMI_ON_DEVICE(shmi_dteam t; return shmi_d_team_find(team, &t) ? t.me : -1;)
     SHMI_ON_HOST(return shmem_team_my_pe(nvshmemi_team(team));)
 }
 SHMI_HD int nvshmem_team_n_pes(nvshmem_team_t team)
 {
-    SHMI_ON_DEVICE(if (team == NVSHMEM_TEAM_INVALID) return -1;
-                   shmi_d_team_check("nvshmem_team_n_pes", team); return shmi_dstate.npes;)
+    SHMI_ON_DEVICE(shmi_dteam t; return shmi_d_team_find(team, &t) ? t.n : -1;)
     SHMI_ON_HOST(return shmem_team_n_pes(nvshmemi_team(team));)
+}
+
+/* src_pe of src_team as a rank of dest_team: -1 when it is not a member, or
+ * either team is not one of this PE's. */
+SHMI_HD int nvshmem_team_translate_pe(nvshmem_team_t src_team, int src_pe, nvshmem_team_t dest_team)
+{
+    SHMI_ON_DEVICE(shmi_dteam s, d;
+                   if (!shmi_d_team_find(src_team, &s) || !shmi_d_team_find(dest_team, &d) ||
+                       (unsigned)src_pe >= (unsigned)s.n)
+                       return -1;
+                   const int w = shmi_dt_pe(s, src_pe) - d.start;
+                   if (d.stride == 0) return w == 0 && d.n > 0 ? 0 : -1;
+                   return w % d.stride == 0 && (unsigned)(w / d.stride) < (unsigned)d.n
+                              ? w / d.stride : -1;)
+    SHMI_ON_HOST(return shmem_team_translate_pe(nvshmemi_team(src_team), src_pe,
+                                                nvshmemi_team(dest_team));)
 }
 
 /* ---- Barriers and syncs on a team -------------------------------------------------------- */
 SHMI_HD int nvshmem_barrier(nvshmem_team_t team)
 {
-    SHMI_ON_DEVICE(shmi_d_team_check("nvshmem_barrier", team); shmi_d_barrier(1); return 0;)
+    SHMI_ON_DEVICE(shmi_d_barrier_t(shmi_d_team("nvshmem_barrier", team), 1); return 0;)
     SHMI_ON_HOST(shmem_quiet(); return shmem_team_sync(nvshmemi_team(team));)
 }
 SHMI_HD int nvshmem_team_sync(nvshmem_team_t team)
 {
-    SHMI_ON_DEVICE(shmi_d_team_check("nvshmem_team_sync", team); shmi_d_barrier(0); return 0;)
+    SHMI_ON_DEVICE(shmi_d_barrier_t(shmi_d_team("nvshmem_team_sync", team), 0); return 0;)
     SHMI_ON_HOST(return shmem_team_sync(nvshmemi_team(team));)
 }
 SHMI_HD int nvshmem_sync(nvshmem_team_t team)
 {
-    SHMI_ON_DEVICE(shmi_d_team_check("nvshmem_sync", team); shmi_d_barrier(0); return 0;)
+    SHMI_ON_DEVICE(shmi_d_barrier_t(shmi_d_team("nvshmem_sync", team), 0); return 0;)
     SHMI_ON_HOST(return shmem_team_sync(nvshmemi_team(team));)
 }
 #define SHMI_DC_BAR(SUFFIX, G)                                                                 \
     SHMI_DEV int nvshmemx_barrier##SUFFIX(nvshmem_team_t team)                                 \
-    { shmi_d_team_check("nvshmemx_barrier" #SUFFIX, team); shmi_tg_barrier<G>(1); return 0; }  \
+    { shmi_tg_barrier<G>(shmi_d_team("nvshmemx_barrier" #SUFFIX, team), 1); return 0; }       \
     SHMI_DEV int nvshmemx_team_sync##SUFFIX(nvshmem_team_t team)                               \
-    { shmi_d_team_check("nvshmemx_team_sync" #SUFFIX, team); shmi_tg_barrier<G>(0); return 0; }
+    { shmi_tg_barrier<G>(shmi_d_team("nvshmemx_team_sync" #SUFFIX, team), 0); return 0; }
 SHMI_DC_BAR(_warp, SHMI_TG_WARP)
 SHMI_DC_BAR(_block, SHMI_TG_BLOCK)
 #undef SHMI_DC_BAR
@@ -176,9 +222,9 @@ SHMI_DEV void shmi_d_warpgroup_sync(void)
 }
 SHMI_DEV int nvshmemx_barrier_warpgroup(nvshmem_team_t team)
 {
-    shmi_d_team_check("nvshmemx_barrier_warpgroup", team);
+    const shmi_dteam t = shmi_d_team("nvshmemx_barrier_warpgroup", team);
     shmi_d_warpgroup_sync();
-    if (shmi_d_block_tid() % 128 == 0) shmi_d_barrier(1);
+    if (shmi_d_block_tid() % 128 == 0) shmi_d_barrier_t(t, 1);
     shmi_d_warpgroup_sync();
     return 0;
 }
@@ -204,10 +250,11 @@ SHMI_DEV bool shmi_dc_ll_fits(size_t bytes, int n)
     return bytes * (size_t)n <= SHMI_DC_LL_MAX && (bytes + 3) / 4 * (size_t)n <= 256;
 }
 template <int G>
-SHMI_DEV void shmi_dc_ll(const char *fn, char *d, const char *s, size_t bytes, int kind, int root)
+SHMI_DEV void shmi_dc_ll(const char *fn, const shmi_dteam &t, char *d, const char *s, size_t bytes,
+                         int kind, int root)
 {
-    shmi_dctl *c = (shmi_dctl *)shmi_dstate.ctl;
-    const int n = shmi_dstate.npes, me = shmi_dstate.me;
+    shmi_dctl *c = t.c;
+    const int n = t.n, me = t.me;
     const unsigned tid = shmi_tg_tid<G>(), nth = shmi_tg_size<G>();
     const unsigned long long e = *(volatile unsigned long long *)&c->ll_epoch + 1;
     const unsigned flag = (unsigned)e;
@@ -220,13 +267,14 @@ SHMI_DEV void shmi_dc_ll(const char *fn, char *d, const char *s, size_t bytes, i
      * an 8-byte broadcast with 4 PEs on the H200) */
     if ((kind != 0 || me == root) && !clear)
         for (int i = 1; i < n; i++)
-            while (shmi_d_ld_acquire(shmi_d_peer(fn, &c->ll_done, (me + i) % n)) + 2 < e) {
+            while (shmi_d_ld_acquire(shmi_d_peer(fn, &c->ll_done, shmi_dt_pe(t, (me + i) % n))) + 2 < e) {
             }
     if (kind != 0 || me == root)
         for (int i = 1; i < n; i++) {
             const int p = (me + i) % n;
             const char *from = kind == 2 ? s + (size_t)p * bytes : s;
-            unsigned long long *to = shmi_d_peer(fn, slot, p) + (kind == 0 ? 0 : (size_t)me * per);
+            unsigned long long *to =
+                shmi_d_peer(fn, slot, shmi_dt_pe(t, p)) + (kind == 0 ? 0 : (size_t)me * per);
             for (size_t k = tid; k < per; k += nth) {
                 unsigned v = 0;
                 const size_t m = bytes - 4 * k < 4 ? bytes - 4 * k : 4;
@@ -266,12 +314,12 @@ SHMI_DEV void shmi_dc_ll(const char *fn, char *d, const char *s, size_t bytes, i
 /* Before a push into PE p's dest: p has finished every low-latency
  * collective this PE began (they end without a barrier, so p may still be
  * writing its dest from its packets). */
-SHMI_DEV void shmi_dc_ll_wait(const char *fn, int p)
+SHMI_DEV void shmi_dc_ll_wait(const char *fn, const shmi_dteam &t, int p)
 {
-    shmi_dctl *c = (shmi_dctl *)shmi_dstate.ctl;
+    shmi_dctl *c = t.c;
     const unsigned long long e = *(volatile unsigned long long *)&c->ll_epoch;
     if (*(volatile unsigned long long *)&c->ll_clear == e) return; /* a barrier since */
-    while (shmi_d_ld_acquire(shmi_d_peer(fn, &c->ll_done, p)) < e) {
+    while (shmi_d_ld_acquire(shmi_d_peer(fn, &c->ll_done, shmi_dt_pe(t, p))) < e) {
     }
 }
 
@@ -279,8 +327,8 @@ template <int G>
 SHMI_DEV int shmi_dc_broadcast(const char *fn, nvshmem_team_t team, void *dest, const void *src,
                                size_t bytes, int root)
 {
-    shmi_d_team_check(fn, team);
-    const int n = shmi_dstate.npes, me = shmi_dstate.me;
+    const shmi_dteam t = shmi_d_team(fn, team);
+    const int n = t.n, me = t.me;
     const unsigned tid = shmi_tg_tid<G>(), nth = shmi_tg_size<G>();
     if ((unsigned)root >= (unsigned)n) {
         printf("[pe %d] symheap error: %s: PE_root=%d is out of range: the team has %d PEs\n", me,
@@ -288,24 +336,25 @@ SHMI_DEV int shmi_dc_broadcast(const char *fn, nvshmem_team_t team, void *dest, 
         __trap();
     }
     if (shmi_dc_ll_fits(bytes, n)) {
-        if (bytes) shmi_dc_ll<G>(fn, (char *)dest, (const char *)src, bytes, 0, root);
+        if (bytes) shmi_dc_ll<G>(fn, t, (char *)dest, (const char *)src, bytes, 0, root);
     } else if (bytes * (size_t)n <= SHMI_DC_PUSH_MAX) {
         shmi_tg_sync<G>(); /* the group's writes of the source are done */
         if (me == root && bytes)
             for (int i = 0; i < n; i++) {
                 int p = (me + i) % n;
-                if (p != me) shmi_dc_ll_wait(fn, p);
+                if (p != me) shmi_dc_ll_wait(fn, t, p);
                 if (p != me || dest != src)
-                    shmi_d_copy(shmi_d_peer(fn, (char *)dest, p), src, bytes, tid, nth);
+                    shmi_d_copy(shmi_d_peer(fn, (char *)dest, shmi_dt_pe(t, p)), src, bytes, tid, nth);
             }
-        shmi_tg_barrier<G>(1);
+        shmi_tg_barrier<G>(t, 1);
     } else {
-        shmi_tg_barrier<G>(1); /* the root's source is ready */
+        shmi_tg_barrier<G>(t, 1); /* the root's source is ready */
         if (me != root)
-            shmi_d_copy_g<true>(dest, shmi_d_peer(fn, (const char *)src, root), bytes, tid, nth);
+            shmi_d_copy_g<true>(dest, shmi_d_peer(fn, (const char *)src, shmi_dt_pe(t, root)), bytes,
+                                tid, nth);
         else if (dest != src)
             shmi_d_copy(dest, src, bytes, tid, nth);
-        shmi_tg_barrier<G>(1); /* the root keeps its source until every PE has it */
+        shmi_tg_barrier<G>(t, 1); /* the root keeps its source until every PE has it */
     }
     return 0;
 }
@@ -316,13 +365,13 @@ template <int G, bool A2A>
 SHMI_DEV int shmi_dc_gather(const char *fn, nvshmem_team_t team, void *dest, const void *src,
                             size_t bytes)
 {
-    shmi_d_team_check(fn, team);
-    const int n = shmi_dstate.npes, me = shmi_dstate.me;
+    const shmi_dteam t = shmi_d_team(fn, team);
+    const int n = t.n, me = t.me;
     const unsigned tid = shmi_tg_tid<G>(), nth = shmi_tg_size<G>();
     char *d = (char *)dest;
     const char *s = (const char *)src;
     if (shmi_dc_ll_fits(bytes, n)) {
-        if (bytes) shmi_dc_ll<G>(fn, d, s, bytes, A2A ? 2 : 1, 0);
+        if (bytes) shmi_dc_ll<G>(fn, t, d, s, bytes, A2A ? 2 : 1, 0);
     } else if (bytes * (size_t)n <= SHMI_DC_PUSH_MAX) {
         shmi_tg_sync<G>();
         if (bytes)
@@ -330,13 +379,13 @@ SHMI_DEV int shmi_dc_gather(const char *fn, nvshmem_team_t team, void *dest, con
                 int p = (me + i) % n;
                 const char *from = A2A ? s + (size_t)p * bytes : s;
                 char *to = d + (size_t)me * bytes;
-                if (p != me) shmi_dc_ll_wait(fn, p);
+                if (p != me) shmi_dc_ll_wait(fn, t, p);
                 if (p != me || to != from)
-                    shmi_d_copy(shmi_d_peer(fn, to, p), from, bytes, tid, nth);
+                    shmi_d_copy(shmi_d_peer(fn, to, shmi_dt_pe(t, p)), from, bytes, tid, nth);
             }
-        shmi_tg_barrier<G>(1);
+        shmi_tg_barrier<G>(t, 1);
     } else {
-        shmi_tg_barrier<G>(1); /* every source is ready */
+        shmi_tg_barrier<G>(t, 1); /* every source is ready */
         for (int i = 0; i < n; i++) {
             int p = (me + i) % n;
             const char *from = A2A ? s + (size_t)me * bytes : s;
@@ -344,10 +393,10 @@ SHMI_DEV int shmi_dc_gather(const char *fn, nvshmem_team_t team, void *dest, con
             if (p == me) {
                 if (to != from) shmi_d_copy(to, from, bytes, tid, nth);
             } else {
-                shmi_d_copy_g<true>(to, shmi_d_peer(fn, from, p), bytes, tid, nth);
+                shmi_d_copy_g<true>(to, shmi_d_peer(fn, from, shmi_dt_pe(t, p)), bytes, tid, nth);
             }
         }
-        shmi_tg_barrier<G>(1); /* sources stay until every PE has read them */
+        shmi_tg_barrier<G>(t, 1); /* sources stay until every PE has read them */
     }
     return 0;
 }
@@ -416,12 +465,14 @@ template <typename T> SHMI_DEV T *shmi_d_peer_nc(T *a, int p)
  * src (a symmetric address) in PE order, by the group's threads; one
  * element at a time. */
 template <typename T, typename OP>
-SHMI_DEV void shmi_dc_combine1(T *dest, const T *src, size_t lo, size_t hi, unsigned tid, unsigned nth)
+SHMI_DEV void shmi_dc_combine1(const shmi_dteam &t, T *dest, const T *src, size_t lo, size_t hi,
+                               unsigned tid, unsigned nth)
 {
-    const int n = shmi_dstate.npes;
+    const int n = t.n;
     for (size_t i = lo + tid; i < hi; i += nth) {
-        T acc = shmi_d_ldcg(shmi_d_peer_nc(src, 0) + i);
-        for (int r = 1; r < n; r++) acc = OP::f(acc, shmi_d_ldcg(shmi_d_peer_nc(src, r) + i));
+        T acc = shmi_d_ldcg(shmi_d_peer_nc(src, shmi_dt_pe(t, 0)) + i);
+        for (int r = 1; r < n; r++)
+            acc = OP::f(acc, shmi_d_ldcg(shmi_d_peer_nc(src, shmi_dt_pe(t, r)) + i));
         dest[i] = acc;
     }
 }
@@ -442,34 +493,34 @@ struct shmi_dc_vec {
         memcpy(&acc, a, 16);
         return acc;
     }
-    /* PE r's vector v of the array that starts at a (16-byte aligned) */
-    static __device__ __forceinline__ int4 ld(const T *a, int r, size_t v)
+    /* team rank r's vector v of the array that starts at a (16-byte aligned) */
+    static __device__ __forceinline__ int4 ld(const shmi_dteam &t, const T *a, int r, size_t v)
     {
-        return __ldcg((const int4 *)shmi_d_peer_nc(a, r) + v);
+        return __ldcg((const int4 *)shmi_d_peer_nc(a, shmi_dt_pe(t, r)) + v);
     }
     /* Elements [lo, hi) as far as vectors go; returns the new lo.  The
      * elements before the first 16-byte boundary of dest + lo are done
      * one at a time; vectors need src + lo to be on the same boundary,
      * and the peers' mappings 16-byte aligned (their heaps start on it). */
-    static __device__ __forceinline__ size_t run(T *dest, const T *src, size_t lo, size_t hi,
-                                                 unsigned tid, unsigned nth)
+    static __device__ __forceinline__ size_t run(const shmi_dteam &t, T *dest, const T *src,
+                                                 size_t lo, size_t hi, unsigned tid, unsigned nth)
     {
         const uintptr_t d = (uintptr_t)(dest + lo), s = (uintptr_t)(src + lo);
         if (hi - lo < 2 * E || ((d ^ s) & 15) || (d % sizeof(T)) ||
             ((shmi_dstate.base | shmi_dstate.slots | shmi_dstate.size) & 15))
             return lo;
         const size_t head = ((16 - (d & 15)) & 15) / sizeof(T);
-        shmi_dc_combine1<T, OP>(dest, src, lo, lo + head, tid, nth);
+        shmi_dc_combine1<T, OP>(t, dest, src, lo, lo + head, tid, nth);
         lo += head;
-        const int n = shmi_dstate.npes;
+        const int n = t.n;
         const size_t nv = (hi - lo) / E;
         const T *a = src + lo;
         int4 *dv = (int4 *)(dest + lo);
         size_t v = tid;
         for (; v + nth < nv; v += 2 * (size_t)nth) { /* two vectors per PE in flight */
-            int4 x0 = ld(a, 0, v), x1 = ld(a, 0, v + nth);
+            int4 x0 = ld(t, a, 0, v), x1 = ld(t, a, 0, v + nth);
             for (int r = 1; r < n; r++) {
-                int4 y0 = ld(a, r, v), y1 = ld(a, r, v + nth);
+                int4 y0 = ld(t, a, r, v), y1 = ld(t, a, r, v + nth);
                 x0 = f(x0, y0);
                 x1 = f(x1, y1);
             }
@@ -477,77 +528,141 @@ struct shmi_dc_vec {
             dv[v + nth] = x1;
         }
         for (; v < nv; v += nth) {
-            int4 x = ld(a, 0, v);
-            for (int r = 1; r < n; r++) x = f(x, ld(a, r, v));
+            int4 x = ld(t, a, 0, v);
+            for (int r = 1; r < n; r++) x = f(x, ld(t, a, r, v));
             dv[v] = x;
         }
         return lo + nv * E;
     }
 };
 template <typename T, typename OP> struct shmi_dc_vec<T, OP, false> {
-    static __device__ __forceinline__ size_t run(T *, const T *, size_t lo, size_t, unsigned, unsigned)
+    static __device__ __forceinline__ size_t run(const shmi_dteam &, T *, const T *, size_t lo, size_t,
+                                                 unsigned, unsigned)
     { return lo; }
+};
+
+/* The scratch path's combine: dest[i] = row_0[i] OP ... OP row_{n-1}[i],
+ * the rows at rows + r * slot in this PE's control block (16-byte aligned,
+ * slot a multiple of 16), in 16-byte vectors while dest is aligned too:
+ * returns how many elements it did (0 when it did none); the caller does
+ * the rest one at a time.  Same operations in the same order as one element
+ * at a time; a quarter of the loads for 4-byte types (a thread-form 1 KiB
+ * reduction was 2.2x NVSHMEM's time, one dependent scalar load after another). */
+template <typename T, typename OP, bool V = (sizeof(T) <= 8 && 16 % sizeof(T) == 0)>
+struct shmi_dc_rows {
+    static __device__ __forceinline__ size_t run(T *dest, const char *rows, size_t slot, int n,
+                                                 size_t nreduce, unsigned tid, unsigned nth)
+    {
+        enum { E = 16 / sizeof(T) };
+        if (((uintptr_t)dest & 15) || ((uintptr_t)rows & 15) || (slot & 15) || nreduce < E)
+            return 0;
+        const size_t nv = nreduce / E;
+        size_t v = tid;
+        for (; v + nth < nv; v += 2 * (size_t)nth) { /* two vectors per row in flight */
+            int4 x0 = __ldcg((const int4 *)rows + v), x1 = __ldcg((const int4 *)rows + v + nth);
+            for (int r = 1; r < n; r++) {
+                const int4 *row = (const int4 *)(rows + (size_t)r * slot);
+                int4 y0 = __ldcg(row + v), y1 = __ldcg(row + v + nth);
+                x0 = shmi_dc_vec<T, OP>::f(x0, y0);
+                x1 = shmi_dc_vec<T, OP>::f(x1, y1);
+            }
+            ((int4 *)dest)[v] = x0;
+            ((int4 *)dest)[v + nth] = x1;
+        }
+        for (; v < nv; v += nth) {
+            int4 x = __ldcg((const int4 *)rows + v);
+            for (int r = 1; r < n; r++)
+                x = shmi_dc_vec<T, OP>::f(x, __ldcg((const int4 *)(rows + (size_t)r * slot) + v));
+            ((int4 *)dest)[v] = x;
+        }
+        return nv * E;
+    }
+};
+template <typename T, typename OP> struct shmi_dc_rows<T, OP, false> {
+    static __device__ __forceinline__ size_t run(T *, const char *, size_t, int, size_t, unsigned,
+                                                 unsigned)
+    { return 0; }
 };
 
 /* The same, with 16-byte loads where the addresses allow (most of a
  * large reduction), the rest one element at a time. */
 template <typename T, typename OP>
-SHMI_DEV void shmi_dc_combine(T *dest, const T *src, size_t lo, size_t hi, unsigned tid, unsigned nth)
+SHMI_DEV void shmi_dc_combine(const shmi_dteam &t, T *dest, const T *src, size_t lo, size_t hi,
+                              unsigned tid, unsigned nth)
 {
-    if (hi > lo) lo = shmi_dc_vec<T, OP>::run(dest, src, lo, hi, tid, nth);
-    shmi_dc_combine1<T, OP>(dest, src, lo, hi, tid, nth);
+    if (hi > lo) lo = shmi_dc_vec<T, OP>::run(t, dest, src, lo, hi, tid, nth);
+    shmi_dc_combine1<T, OP>(t, dest, src, lo, hi, tid, nth);
+}
+
+/* The scratch path of the reductions (the sizes fit half of the scratch:
+ * slot bytes per PE, a multiple of 16): our source (RS: its block p, for
+ * reducescatter) into row `me` of every team member p's scratch half, one
+ * barrier, then each PE combines its rows into dest in PE order.  Every
+ * member has done the same barriers on this team (its own control block), so
+ * the epoch, and with it the half, is the same on every member; the halves
+ * alternate, so the next reduction never overwrites a row a slow PE still
+ * reads (the one after that comes after a barrier it also passed). */
+template <int G, typename T, typename OP, bool RS>
+SHMI_DEV void shmi_dc_scratch(const char *fn, const shmi_dteam &t, T *dest, const T *src,
+                              size_t nreduce, size_t slot, unsigned tid, unsigned nth)
+{
+    const int n = t.n, me = t.me;
+    const size_t bytes = nreduce * sizeof(T);
+    shmi_dctl *c = t.c;
+    shmi_tg_sync<G>(); /* the group's source is written; no thread is in a barrier */
+    const unsigned long long e = *(volatile unsigned long long *)&c->epoch;
+    char *half = (char *)c + SHMI_DC_SCRATCH_OFF + (e & 1) * SHMI_DC_SCRATCH_HALF;
+    if (bytes)
+        for (int i = 0; i < n; i++) {
+            int p = (me + i) % n;
+            shmi_d_copy(shmi_d_peer(fn, half + (size_t)me * slot, shmi_dt_pe(t, p)),
+                        RS ? src + (size_t)p * nreduce : src, bytes, tid, nth);
+        }
+    shmi_tg_barrier<G>(t, 1);
+    for (size_t i = shmi_dc_rows<T, OP>::run(dest, half, slot, n, nreduce, tid, nth) + tid;
+         i < nreduce; i += nth) {
+        T acc = shmi_d_ldcg((const T *)half + i);
+        for (int r = 1; r < n; r++)
+            acc = OP::f(acc, shmi_d_ldcg((const T *)(half + (size_t)r * slot) + i));
+        dest[i] = acc;
+    }
+    shmi_tg_sync<G>();
 }
 
 template <int G, typename T, typename OP>
 SHMI_DEV int shmi_dc_reduce(const char *fn, nvshmem_team_t team, T *dest, const T *src, size_t nreduce)
 {
-    shmi_d_team_check(fn, team);
-    const int n = shmi_dstate.npes, me = shmi_dstate.me;
+    const shmi_dteam t = shmi_d_team(fn, team);
+    const int n = t.n, me = t.me;
     const unsigned tid = shmi_tg_tid<G>(), nth = shmi_tg_size<G>();
     const size_t bytes = nreduce * sizeof(T), slot = (bytes + 15) / 16 * 16;
-    shmi_dctl *c = (shmi_dctl *)shmi_dstate.ctl;
     if (slot * (size_t)n <= SHMI_DC_SCRATCH_HALF) {
-        shmi_tg_sync<G>(); /* the group's source is written; no thread is in a barrier */
-        /* Every PE has done the same barriers (all on the world), so the
-         * epoch, and with it the half, is the same on every PE. */
-        const unsigned long long e = *(volatile unsigned long long *)&c->epoch;
-        char *half = (char *)c + SHMI_DC_SCRATCH_OFF + (e & 1) * SHMI_DC_SCRATCH_HALF;
-        if (bytes)
-            for (int i = 0; i < n; i++) {
-                int p = (me + i) % n;
-                shmi_d_copy(shmi_d_peer(fn, half + (size_t)me * slot, p), src, bytes, tid, nth);
-            }
-        shmi_tg_barrier<G>(1);
-        for (size_t i = tid; i < nreduce; i += nth) {
-            T acc = shmi_d_ldcg((const T *)half + i);
-            for (int r = 1; r < n; r++) acc = OP::f(acc, shmi_d_ldcg((const T *)(half + (size_t)r * slot) + i));
-            dest[i] = acc;
-        }
-        shmi_tg_sync<G>();
+        shmi_dc_scratch<G, T, OP, false>(fn, t, dest, src, nreduce, slot, tid, nth);
         return 0;
     }
     /* Two shots; in place is fine: PE p writes only slice p of its dest in
      * the first, which only PE p reads. */
     for (int r = 0; r < n; r++) {
-        shmi_d_check(fn, src, r);
-        shmi_d_check(fn, dest, r);
+        shmi_d_check(fn, src, shmi_dt_pe(t, r));
+        shmi_d_check(fn, dest, shmi_dt_pe(t, r));
     }
     const size_t chunk = (nreduce + n - 1) / n;
-    shmi_tg_barrier<G>(1); /* every source is ready */
+    shmi_tg_barrier<G>(t, 1); /* every source is ready */
     {
         size_t lo = (size_t)me * chunk < nreduce ? (size_t)me * chunk : nreduce;
         size_t hi = lo + chunk < nreduce ? lo + chunk : nreduce;
-        shmi_dc_combine<T, OP>(dest, src, lo, hi, tid, nth);
+        shmi_dc_combine<T, OP>(t, dest, src, lo, hi, tid, nth);
     }
-    shmi_tg_barrier<G>(1); /* every slice is reduced */
+    shmi_tg_barrier<G>(t, 1); /* every slice is reduced */
     for (int i = 1; i < n; i++) {
         int p = (me + i) % n;
         size_t lo = (size_t)p * chunk < nreduce ? (size_t)p * chunk : nreduce;
         size_t hi = lo + chunk < nreduce ? lo + chunk : nreduce;
         if (hi > lo)
-            shmi_d_copy_g<true>(dest + lo, shmi_d_peer_nc(dest + lo, p), (hi - lo) * sizeof(T), tid, nth);
+            shmi_d_copy_g<true>(dest + lo, shmi_d_peer_nc(dest + lo, shmi_dt_pe(t, p)),
+                                (hi - lo) * sizeof(T), tid, nth);
     }
-    shmi_tg_barrier<G>(1); /* every PE has every slice */
+    shmi_tg_barrier<G>(t, 1); /* every PE has every slice */
     return 0;
 }
 
@@ -566,8 +681,8 @@ template <int G, typename T, typename OP>
 SHMI_DEV int shmi_dc_reducescatter(const char *fn, nvshmem_team_t team, T *dest, const T *src,
                                    size_t nreduce)
 {
-    shmi_d_team_check(fn, team);
-    const int n = shmi_dstate.npes, me = shmi_dstate.me;
+    const shmi_dteam t = shmi_d_team(fn, team);
+    const int n = t.n, me = t.me;
     const unsigned tid = shmi_tg_tid<G>(), nth = shmi_tg_size<G>();
     const size_t bytes = nreduce * sizeof(T);
     uintptr_t d = (uintptr_t)dest, s = (uintptr_t)src;
@@ -577,15 +692,25 @@ SHMI_DEV int shmi_dc_reducescatter(const char *fn, nvshmem_team_t team, T *dest,
                (unsigned long long)bytes, (const void *)src, n, (unsigned long long)bytes);
         __trap();
     }
+    const size_t slot = (bytes + 15) / 16 * 16;
+    if (slot * (size_t)n <= SHMI_DC_SCRATCH_HALF) { /* one barrier instead of two */
+        shmi_dc_scratch<G, T, OP, true>(fn, t, dest, src, nreduce, slot, tid, nth);
+        return 0;
+    }
     const T *mine = src + (size_t)me * nreduce;
-    for (int r = 0; r < n; r++) shmi_d_check(fn, mine, r);
-    shmi_tg_barrier<G>(1);
-    shmi_dc_combine<T, OP>(dest, mine, 0, nreduce, tid, nth);
-    shmi_tg_barrier<G>(1); /* sources stay until every PE has read its block */
+    for (int r = 0; r < n; r++) shmi_d_check(fn, mine, shmi_dt_pe(t, r));
+    shmi_tg_barrier<G>(t, 1);
+    shmi_dc_combine<T, OP>(t, dest, mine, 0, nreduce, tid, nth);
+    shmi_tg_barrier<G>(t, 1); /* sources stay until every PE has read its block */
     return 0;
 }
 
 /* ---- Kernels of the _on_stream forms: one block runs the block form ------------------------ */
+static __global__ void shmi_k_team_barrier(nvshmem_team_t team, int quiet)
+{
+    shmi_d_barrier_t(shmi_d_team(quiet ? "nvshmemx_barrier_on_stream" : "nvshmemx_team_sync_on_stream",
+                                 team), quiet);
+}
 static __global__ void __launch_bounds__(SHMI_DC_STREAM_THREADS)
 shmi_k_bcast(nvshmem_team_t team, void *d, const void *s, size_t bytes, int root)
 { shmi_dc_broadcast<SHMI_TG_BLOCK>("nvshmemx_broadcast_on_stream", team, d, s, bytes, root); }
@@ -616,13 +741,13 @@ static inline int shmi_h_launched(const char *fn)
 static inline int nvshmemx_barrier_on_stream(nvshmem_team_t team, cudaStream_t stream)
 {
     if (int rc = shmi_h_team_check("nvshmemx_barrier_on_stream", team)) return rc;
-    shmi_k_barrier<<<1, 1, 0, stream>>>(1);
+    shmi_k_team_barrier<<<1, 1, 0, stream>>>(team, 1);
     return shmi_h_launched("nvshmemx_barrier_on_stream");
 }
 static inline int nvshmemx_team_sync_on_stream(nvshmem_team_t team, cudaStream_t stream)
 {
     if (int rc = shmi_h_team_check("nvshmemx_team_sync_on_stream", team)) return rc;
-    shmi_k_barrier<<<1, 1, 0, stream>>>(0);
+    shmi_k_team_barrier<<<1, 1, 0, stream>>>(team, 0);
     return shmi_h_launched("nvshmemx_team_sync_on_stream");
 }
 

@@ -369,28 +369,47 @@ struct shmi_dctl {
 };
 static_assert(offsetof(shmi_dctl, gpu_id) == SHMI_DCTL_GPU_ID, "control block layout");
 
-SHMI_DEV void shmi_d_barrier_(int quiet);
-/* Every PE has also finished the low-latency collectives it began before
- * the barrier (nvshmem_coll_device.cuh: shmi_dc_ll): note it in ll_clear. */
-SHMI_DEV void shmi_d_barrier(int quiet)
+static_assert(SHMEMX_GPU_CTL_BLOCK >= sizeof(shmi_dctl), "control block layout");
+
+/* A team as device code sees it: its size n, this PE's rank me, the world
+ * PE of rank r (start + r * stride), and its control block (shmemx_gpu.h:
+ * block 0 for the world, one of its own for each split team, so teams
+ * never share barrier flags or scratch). */
+struct shmi_dteam {
+    int n, me, start, stride;
+    shmi_dctl *c;
+};
+SHMI_DEV shmi_dteam shmi_d_world(void)
 {
-    shmi_dctl *c = (shmi_dctl *)shmi_dstate.ctl;
+    return { (int)shmi_dstate.npes, (int)shmi_dstate.me, 0, 1, (shmi_dctl *)shmi_dstate.ctl };
+}
+SHMI_DEV int shmi_dt_pe(const shmi_dteam &t, int r) { return t.start + r * t.stride; }
+
+SHMI_DEV void shmi_d_barrier_(const shmi_dteam &t, int quiet);
+/* Every PE has also finished the low-latency collectives it began on the
+ * team before the barrier (nvshmem_coll_device.cuh: shmi_dc_ll): note it in
+ * ll_clear. */
+SHMI_DEV void shmi_d_barrier_t(const shmi_dteam &t, int quiet)
+{
+    shmi_dctl *c = t.c;
     const unsigned long long ll = *(volatile unsigned long long *)&c->ll_epoch;
-    shmi_d_barrier_(quiet);
+    shmi_d_barrier_(t, quiet);
     *(volatile unsigned long long *)&c->ll_clear = ll;
 }
-SHMI_DEV void shmi_d_barrier_(int quiet)
+SHMI_DEV void shmi_d_barrier(int quiet) { shmi_d_barrier_t(shmi_d_world(), quiet); }
+SHMI_DEV void shmi_d_barrier_(const shmi_dteam &t, int quiet)
 {
-    shmi_dctl *c = (shmi_dctl *)shmi_dstate.ctl;
+    shmi_dctl *c = t.c;
     unsigned long long e = *(volatile unsigned long long *)&c->epoch + 1;
     *(volatile unsigned long long *)&c->epoch = e;
-    int n = shmi_dstate.npes, me = shmi_dstate.me;
+    const int n = t.n, me = t.me;
     if (n <= SHMI_D_BARRIER_A2A_MAX && n <= 16) {
         /* the fence makes the relaxed stores below releases (and completes
          * this PE's puts: quiet) */
         shmi_d_fence();
         for (int i = 1; i < n; i++)
-            shmi_d_st_relaxed(shmi_d_peer("nvshmem_barrier_all", &c->bar[me][0], (me + i) % n), e);
+            shmi_d_st_relaxed(shmi_d_peer("nvshmem_barrier", &c->bar[me][0],
+                                          shmi_dt_pe(t, (me + i) % n)), e);
         for (int i = 1; i < n; i++) {
             const unsigned long long *f = &c->bar[(me + n - i) % n][0];
             while (shmi_d_ld_relaxed(f) < e) {
@@ -401,8 +420,8 @@ SHMI_DEV void shmi_d_barrier_(int quiet)
     }
     if (quiet) shmi_d_fence();
     for (int r = 0, dist = 1; dist < n; r++, dist <<= 1) {
-        int to = (me + dist) % n;
-        shmi_d_st_release(shmi_d_peer("nvshmem_barrier_all", &c->bar[r][0], to), e);
+        int to = shmi_dt_pe(t, (me + dist) % n);
+        shmi_d_st_release(shmi_d_peer("nvshmem_barrier", &c->bar[r][0], to), e);
         while (shmi_d_ld_acquire(&c->bar[r][0]) < e) {
         }
     }

@@ -55,7 +55,27 @@ void shmemx_barrier_all_on_stream(struct CUstream_st *stream);
  * Each CUDA translation unit that includes nvshmem.h keeps this state in its
  * own __constant__ memory and registers a function that copies it there; the
  * library calls it once the GPU heap exists (at once if it already does). */
-#define SHMEMX_GPU_STATE_VERSION 1
+#define SHMEMX_GPU_STATE_VERSION 2
+/* The device control region starts at `ctl` below, in blocks of
+ * SHMEMX_GPU_CTL_BLOCK bytes, each PE's own (peers' at the same symmetric
+ * address): block 0 is the world team's (barrier flags, low-latency slots,
+ * reduction scratch; NVSHMEM_TEAM_SHARED and NVSHMEMX_TEAM_NODE use it too),
+ * block 1 this PE's team table, then one block per team slot of the host
+ * library, each team's own (its barrier epoch, slots and scratch: teams
+ * never share flags).  Entry i of the table describes NVSHMEM team index i
+ * on this PE (size 0: no team there, or this PE is not a member); the
+ * library writes it when nvshmem_team_split_* makes the team, after zeroing
+ * the team's block on every member. */
+#define SHMEMX_GPU_CTL_BLOCK 65536
+#define SHMEMX_GPU_TEAMS 192 /* entries: NVSHMEM team indices 0 .. 191 */
+typedef struct shmemx_gpu_team {
+    int32_t size;   /* members; 0: no team at this index on this PE */
+    int32_t rank;   /* this PE's rank in it */
+    int32_t start;  /* world PE of rank r: start + r * stride */
+    int32_t stride;
+    uint32_t block; /* its control block: ctl + block * SHMEMX_GPU_CTL_BLOCK */
+    uint32_t pad[3];
+} shmemx_gpu_team_t;
 typedef struct shmemx_gpu_state {
     uint32_t version;   /* SHMEMX_GPU_STATE_VERSION */
     int32_t me, npes;
@@ -63,7 +83,7 @@ typedef struct shmemx_gpu_state {
     uint64_t base;      /* the GPU heap's start, the same on every PE */
     uint64_t size;      /* its reserved size, also the distance between peer slots */
     uint64_t slots;     /* PE p's copy of a is a - base + slots + p * size (p != me) */
-    uint64_t ctl;       /* device control block (barrier flags), a symmetric address */
+    uint64_t ctl;       /* device control region (see above), a symmetric address */
 } shmemx_gpu_state_t;
 typedef void (*shmemx_gpu_publish_t)(const shmemx_gpu_state_t *state);
 /* Returns 0, or -1 when version differs from the library's (then the device

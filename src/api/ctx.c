@@ -219,3 +219,12 @@ void shmem_ctx_session_start(shmem_ctx_t ctx, long options,
 }
 
 void shmem_ctx_session_stop(shmem_ctx_t ctx) { ctx_live(__func__, ctx); }
+
+int shmi_ctx_pe_other(const char *fn, shmem_ctx_t ctx, int pe)
+{
+    shmi_check_running(fn);
+    if (!SHMI_LIKELY(shmi_ctx_in_pool(ctx) && ctx->magic == SHMI_CTX_LIVE &&
+                     (unsigned)pe < (unsigned)ctx->npes))
+        shmi_ctx_bad(fn, ctx, pe);
+    return ctx->world ? ctx->world[pe] : pe;
+}

@@ -12,6 +12,7 @@
 #ifndef SHMI_CTX_H
 #define SHMI_CTX_H
 
+#include "util/tls.h"
 #include "core/state.h"
 
 #include <shmem.h>
@@ -49,18 +50,17 @@ static inline int shmi_ctx_in_pool(shmem_ctx_t ctx)
 _Noreturn void shmi_ctx_bad(const char *fn, shmem_ctx_t ctx, int pe);
 
 /* World PE number for (ctx, pe), checked: library running, ctx alive, pe in
- * ctx's team. */
-static inline int shmi_ctx_pe(const char *fn, shmem_ctx_t ctx, int pe)
+ * ctx's team.  The default context inline (a compare and a range check on
+ * the put/get path, issue 13); any other out of line (ctx.c). */
+int shmi_ctx_pe_other(const char *fn, shmem_ctx_t ctx, int pe);
+static inline __attribute__((always_inline)) int shmi_ctx_pe(const char *fn, shmem_ctx_t ctx,
+                                                             int pe)
 {
     if (SHMI_LIKELY(ctx == SHMEM_CTX_DEFAULT)) {
         shmi_check_pe(fn, pe);
         return pe;
     }
-    shmi_check_running(fn);
-    if (!SHMI_LIKELY(shmi_ctx_in_pool(ctx) && ctx->magic == SHMI_CTX_LIVE &&
-                     (unsigned)pe < (unsigned)ctx->npes))
-        shmi_ctx_bad(fn, ctx, pe);
-    return ctx->world ? ctx->world[pe] : pe;
+    return shmi_ctx_pe_other(fn, ctx, pe);
 }
 
 /* Define the plain routine shmem_NAME(PARAMS) (on SHMEM_CTX_DEFAULT) and its
@@ -91,8 +91,7 @@ struct shmi_rma_guard {
 };
 /* In thread-local storage itself, not a pointer to a copy on the stack: four
  * stores to arm, one to disarm (the put/get path, issue 13). */
-extern _Thread_local struct shmi_rma_guard shmi_rma_guard
-    __attribute__((tls_model("initial-exec")));
+extern SHMI_TLS struct shmi_rma_guard shmi_rma_guard;
 static inline void shmi_rma_enter(const char *fn, const void *p, size_t n, int write)
 {
     shmi_rma_guard.p = p;

@@ -40,8 +40,9 @@
  * collectives' algorithms (core/coll.h) instead: they need no pSync and leave
  * it at SHMEM_SYNC_VALUE, reusable at once, as the spec asks.  Only the 1.4
  * broadcast differs from the team one (the root's dest stays unchanged): up
- * to ASET_KEEP bytes the root keeps its dest's bytes and puts them back;
- * larger broadcasts take the active-set path. */
+ * to ASET_KEEP bytes (the core's small-broadcast size, SHMI_STAGE_BYTES) the
+ * root keeps its dest's bytes and puts them back; larger broadcasts take the
+ * active-set path. */
 #include "debug/debug.h"
 #include "core/coll.h"
 #include "core/reduce_ops.h" /* SHMI_EXPR_<op>, as the team reductions */
@@ -120,7 +121,8 @@ static int aset_world(const struct aset *a)
 {
     return a->start == 0 && a->stride == 1 && a->size == shmi_g.npes;
 }
-enum { ASET_KEEP = 256 }; /* bytes of the root's dest a world broadcast keeps */
+/* bytes of the root's dest a world broadcast keeps: as many as the core stages */
+enum { ASET_KEEP = SHMI_STAGE_BYTES };
 
 /* The checked active set of a call; pSync must hold nsync longs.  rank is
  * -1 when this PE is not a member: the caller returns at once. */

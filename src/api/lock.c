@@ -46,7 +46,7 @@ static uint32_t wait_bits(const char *what, long *lock, const uint32_t *word, ui
 {
     struct bits_wait w = { word, mask };
     if (!bits_set(&w)) {
-        struct shmi_wait_desc d = { what, lock, -1, 0, 0 };
+        struct shmi_wait_desc d = { what, lock, -1, 0, 0, 0 };
         shmi_wait_cur = &d;
         shmi_wait_data(&shmi_g.ctl->bell, word, sizeof *word, bits_set, &w);
     }

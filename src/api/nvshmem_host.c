@@ -83,6 +83,16 @@ static nvshmem_team_t slot_new(shmem_team_t t)
             "use with nvshmem_team_destroy", NVSHMEMI_TEAM_SLOTS - NVSHMEM_TEAMS_MIN);
 }
 
+/* slot_new, and the team in this PE's device team table (collective over t
+ * while the GPU heap is up: kernels may use the team once this returns). */
+static nvshmem_team_t team_new(const char *fn, shmem_team_t t)
+{
+    nvshmem_team_t i = slot_new(t);
+    if (i != NVSHMEM_TEAM_INVALID) shmi_gpu_team_set(fn, i, t);
+    return i;
+}
+_Static_assert(NVSHMEMI_TEAM_SLOTS == SHMEMX_GPU_TEAMS, "one device table entry per team index");
+
 static void config_in(const nvshmem_team_config_t *config, long mask, shmem_team_config_t *c,
                       long *m)
 {
@@ -104,7 +114,8 @@ int nvshmem_team_split_strided(nvshmem_team_t parent_team, int PE_start, int PE_
     shmem_team_t t = SHMEM_TEAM_INVALID;
     int rc = shmem_team_split_strided(nvshmemi_team(parent_team), PE_start, PE_stride, PE_size,
                                       &c, m, &t);
-    if (new_team) *new_team = rc == 0 ? slot_new(t) : NVSHMEM_TEAM_INVALID;
+    if (new_team)
+        *new_team = rc == 0 ? team_new("nvshmem_team_split_strided", t) : NVSHMEM_TEAM_INVALID;
     return rc;
 }
 
@@ -121,9 +132,11 @@ int nvshmem_team_split_2d(nvshmem_team_t parent_team, int xrange,
     int rc = shmem_team_split_2d(nvshmemi_team(parent_team), xrange, &xc, xm, &x, &yc, ym, &y);
     /* A team the caller asked not to get back (NULL) is destroyed again; every
      * member of it made the same call, so this is collective over it too. */
-    if (xaxis_team) *xaxis_team = rc == 0 ? slot_new(x) : NVSHMEM_TEAM_INVALID;
+    if (xaxis_team)
+        *xaxis_team = rc == 0 ? team_new("nvshmem_team_split_2d", x) : NVSHMEM_TEAM_INVALID;
     else if (rc == 0 && x != SHMEM_TEAM_INVALID) shmem_team_destroy(x);
-    if (yaxis_team) *yaxis_team = rc == 0 ? slot_new(y) : NVSHMEM_TEAM_INVALID;
+    if (yaxis_team)
+        *yaxis_team = rc == 0 ? team_new("nvshmem_team_split_2d", y) : NVSHMEM_TEAM_INVALID;
     else if (rc == 0 && y != SHMEM_TEAM_INVALID) shmem_team_destroy(y);
     return rc;
 }
@@ -138,6 +151,7 @@ void nvshmem_team_destroy(nvshmem_team_t team)
     if (t == SHMEM_TEAM_INVALID)
         nv_fail("nvshmem_team_destroy: team %d is not a team (destroyed already, or never made "
                 "by nvshmem_team_split_strided / _2d)", (int)team);
+    shmi_gpu_team_set("nvshmem_team_destroy", team, NULL);
     shmem_team_destroy(t);
     pthread_mutex_lock(&nv_lock);
     nvshmemi_team_pool[team] = SHMEM_TEAM_INVALID;

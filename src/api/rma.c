@@ -27,7 +27,7 @@
  * into symheap's one line.  Every other fault (the program's own, lazy
  * arrays' in the symmetric heap, ext/dist) goes to the previous handler, or
  * takes the default action, as if this handler were not there. */
-_Thread_local struct shmi_rma_guard shmi_rma_guard __attribute__((tls_model("initial-exec")));
+SHMI_TLS struct shmi_rma_guard shmi_rma_guard;
 static struct sigaction segv_prev;
 static int segv_installed;
 
@@ -74,17 +74,20 @@ void shmi_rma_fault_install(void)
  * after the same bounds check. */
 /* Always inline: put() and put-with-signal get their own copy, as put_raw
  * was before the transport table (one call less on the 8-byte path). */
+/* guard 0: src is the library's own (a _p's value), it cannot fault, so the
+ * fault guard is not armed (an 8-byte _p is one store). */
 static inline __attribute__((always_inline)) void put_bytes(const char *fn, void *dest,
                                                             const void *src, size_t n,
-                                                            int wpe, int mode, int ring)
+                                                            int wpe, int mode, int ring,
+                                                            int guard)
 {
     const struct shmi_tp_ops *via = shmi_tp_route(&shmi_g.tp, dest, src, wpe);
     if (SHMI_TP_DIRECT(via)) {
         void *d = shmi_sym(fn, "dest", dest, n, wpe);
-        shmi_rma_enter(fn, src, n, 0);
+        if (guard) shmi_rma_enter(fn, src, n, 0);
         if (wpe == shmi_g.me) memmove(d, src, n);
         else memcpy(d, src, n);
-        shmi_rma_leave();
+        if (guard) shmi_rma_leave();
         if (ring) shmi_ring_data(shmi_tp_bell(&shmi_g.tp, wpe), dest, n);
         return;
     }
@@ -96,7 +99,7 @@ static inline __attribute__((always_inline)) void put_bytes(const char *fn, void
 void shmi_put_bytes(const char *fn, void *dest, const void *src, size_t n, int wpe, int mode,
                     int ring)
 {
-    put_bytes(fn, dest, src, n, wpe, mode, ring);
+    put_bytes(fn, dest, src, n, wpe, mode, ring, 1);
 }
 
 static void put(const char *fn, shmem_ctx_t ctx, void *dest, const void *src, size_t nelems,
@@ -105,27 +108,44 @@ static void put(const char *fn, shmem_ctx_t ctx, void *dest, const void *src, si
     int wpe = shmi_ctx_pe(fn, ctx, pe);
     size_t n = shmi_bytes(fn, nelems, elem);
     if (n && !src) null_buffer(fn, "source", n);
-    if (n) put_bytes(fn, dest, src, n, wpe, nbi ? SHMI_TP_NBI : SHMI_TP_BLOCKING, 1);
+    if (n) put_bytes(fn, dest, src, n, wpe, nbi ? SHMI_TP_NBI : SHMI_TP_BLOCKING, 1, 1);
 }
 
-static inline __attribute__((always_inline)) void get(const char *fn, shmem_ctx_t ctx, void *dest, const void *src, size_t nelems,
-                size_t elem, int pe, int nbi)
+/* shmem_TYPE_p: n (the type's size) bytes of the library's own value. */
+static inline __attribute__((always_inline)) void put_value(const char *fn, shmem_ctx_t ctx,
+                                                            void *dest, const void *value,
+                                                            size_t n, int pe)
+{
+    put_bytes(fn, dest, value, n, shmi_ctx_pe(fn, ctx, pe), SHMI_TP_BLOCKING, 1, 0);
+}
+
+/* guard 0: dest is the library's own (a _g's result), see put_bytes. */
+static inline __attribute__((always_inline)) void get_bytes(const char *fn, void *dest,
+                                                            const void *src, size_t n,
+                                                            int wpe, int nbi, int guard)
+{
+    const struct shmi_tp_ops *via = shmi_tp_route(&shmi_g.tp, src, dest, wpe);
+    if (SHMI_TP_DIRECT(via)) {
+        const void *s = shmi_sym(fn, "source", src, n, wpe);
+        if (guard) shmi_rma_enter(fn, dest, n, 1);
+        if (wpe == shmi_g.me) memmove(dest, s, n);
+        else memcpy(dest, s, n);
+        if (guard) shmi_rma_leave();
+        return;
+    }
+    shmi_sym_any(fn, "source", src, n, wpe);
+    shmi_peer_get(fn, via, dest, src, n, wpe, nbi ? SHMI_TP_NBI : SHMI_TP_BLOCKING);
+}
+
+static inline __attribute__((always_inline)) void get(const char *fn, shmem_ctx_t ctx, void *dest,
+                                                      const void *src, size_t nelems,
+                                                      size_t elem, int pe, int nbi)
 {
     int wpe = shmi_ctx_pe(fn, ctx, pe);
     size_t n = shmi_bytes(fn, nelems, elem);
     if (n == 0) return;
     if (!dest) null_buffer(fn, "dest", n);
-    const struct shmi_tp_ops *via = shmi_tp_route(&shmi_g.tp, src, dest, wpe);
-    if (SHMI_TP_DIRECT(via)) {
-        const void *s = shmi_sym(fn, "source", src, n, wpe);
-        shmi_rma_enter(fn, dest, n, 1);
-        if (wpe == shmi_g.me) memmove(dest, s, n);
-        else memcpy(dest, s, n);
-        shmi_rma_leave();
-        return;
-    }
-    shmi_sym_any(fn, "source", src, n, wpe);
-    shmi_peer_get(fn, via, dest, src, n, wpe, nbi ? SHMI_TP_NBI : SHMI_TP_BLOCKING);
+    get_bytes(fn, dest, src, n, wpe, nbi, 1);
 }
 
 /* Block-strided: block b (bsize elements) goes from source + b*sst elements
@@ -191,9 +211,10 @@ SHMI_PAIR(void, getmem_nbi, RMA_ARGS, get(__func__, ctx, dest, source, nelems, 1
     SHMI_PAIR(void, N##_get_nbi, (T *dest, const T *source, size_t nelems, int pe),       \
               get(__func__, ctx, dest, source, nelems, sizeof(T), pe, 1);)                \
     SHMI_PAIR(void, N##_p, (T *dest, T value, int pe),                                    \
-              put(__func__, ctx, dest, &value, 1, sizeof(T), pe, 0);)                     \
+              put_value(__func__, ctx, dest, &value, sizeof(T), pe);)                     \
     SHMI_PAIR(T, N##_g, (const T *source, int pe),                                        \
-              T v; get(__func__, ctx, &v, source, 1, sizeof(T), pe, 0); return v;)        \
+              T v; get_bytes(__func__, &v, source, sizeof(T), shmi_ctx_pe(__func__, ctx, pe), \
+                             0, 0); return v;)                                            \
     SHMI_PAIR(void, N##_iput, (T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst,    \
                                size_t nelems, int pe), BLOCKS(T, 1, nelems, 1))           \
     SHMI_PAIR(void, N##_iget, (T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst,    \

@@ -16,6 +16,7 @@
  * failing yields the CPU now and then, because programs poll tests in tight
  * loops and with more PEs than cores the spinning PE would starve the one it
  * waits for.  wait_until and test on one element take a short path. */
+#include "util/tls.h"
 #include "api/ctx.h"
 
 #include <sched.h>
@@ -95,7 +96,7 @@ static int ready_all(const void *arg)
 
 static int ready_any(const void *arg)
 {
-    static _Thread_local size_t rotate;
+    static SHMI_TLS size_t rotate;
     const struct p2p *w = arg;
     size_t start = rotate++ % w->nelems;
     for (size_t k = 0; k < w->nelems; k++) {
@@ -144,7 +145,7 @@ static void setup(const char *fn, struct p2p *w, struct p2p_out *out, int need_i
 /* Sleep-capable wait; tells the watchdog what we wait for (first element). */
 static void block(const char *fn, struct p2p *w, int (*ready)(const void *))
 {
-    struct shmi_wait_desc d = { fn, w->ivars, w->cmp, w->is_vector ? 0 : w->value, 0 };
+    struct shmi_wait_desc d = { fn, w->ivars, w->cmp, w->is_vector ? 0 : w->value, 0, 0 };
     shmi_wait_cur = &d;
     shmi_wait_data(&shmi_g.ctl->bell, w->ivars, w->nelems * w->size, ready, w);
 }
@@ -178,7 +179,7 @@ static size_t wait_some(const char *fn, struct p2p *w)
  * not touch the thread-local counter: in a shared library that costs a call. */
 static int tested(int ok)
 {
-    static _Thread_local unsigned misses;
+    static SHMI_TLS unsigned misses;
     if (!ok && ++misses % 128 == 0) sched_yield();
     return ok;
 }

@@ -217,7 +217,7 @@ static void net_bcast(const char *fn, struct shmem_team_s *t, char *d, const voi
     } else {
         struct shmi_word_wait w = { &lead->ready, seq };
         if (!shmi_word_ready(&w)) {
-            struct shmi_wait_desc wd = { fn, NULL, -1, 0, seq };
+            struct shmi_wait_desc wd = { fn, NULL, -1, 0, seq, 0 };
             shmi_wait_cur = &wd;
             shmi_wait_sync(&shmi_g.ctl->bell, shmi_word_ready, &w);
         }

@@ -10,6 +10,7 @@
 #ifndef SHMI_HOOKS_H
 #define SHMI_HOOKS_H
 
+#include "util/tls.h"
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stddef.h>
@@ -22,7 +23,7 @@ extern int shmi_checks;
 /* The program's call site of the collective this thread is entering: public
  * collective entry points set it (SHMI_SITE()), the barrier publishes it, and
  * mismatch messages name it for every PE. */
-extern _Thread_local void *shmi_call_site;
+extern SHMI_TLS void *shmi_call_site;
 #define SHMI_CALLER() __builtin_return_address(0)
 #define SHMI_SITE() (shmi_check_thread(__func__), shmi_call_site = SHMI_CALLER())
 

@@ -24,6 +24,7 @@
  * PE in another collective is reported, not deadlocked).  A program without
  * GPU code never loads the CUDA driver. */
 #include "core/mem_device.h"
+#include "core/team.h"
 #include "heap/mkind_cuda.h"
 #include "transport/cuda.h"
 #include "util/err.h"
@@ -36,7 +37,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define GPU_CTL_SIZE ((size_t)64 << 10) /* nvshmem_device.cuh's control block fits */
+/* The device control region (shmemx_gpu.h): the world's block, the team
+ * table, one block per team slot. */
+#define GPU_CTL_SIZE ((size_t)SHMEMX_GPU_CTL_BLOCK * (2 + SHMI_TEAM_MAX))
+_Static_assert(sizeof(shmemx_gpu_team_t) * SHMEMX_GPU_TEAMS <= SHMEMX_GPU_CTL_BLOCK,
+               "the team table fits its block");
 #define GPU_REG_MAX ((size_t)256 << 30)  /* addresses for registered buffers, at most */
 #define MAX_PUBLISHERS 256
 
@@ -156,6 +161,36 @@ static int every_pe_has_gpu(const char *fn)
     return bad;
 }
 
+/* ---- teams in kernels ------------------------------------------------------- */
+static void *ctl_block(uint32_t block)
+{
+    return (void *)(uintptr_t)(shmi_g.dev.st.ctl + (uint64_t)block * SHMEMX_GPU_CTL_BLOCK);
+}
+
+static int team_write(int index)
+{
+    return shmi_cuda_copy((shmemx_gpu_team_t *)ctl_block(1) + index, &shmi_g.dev.teams[index],
+                          sizeof shmi_g.dev.teams[index]);
+}
+
+void shmi_gpu_team_set(const char *fn, int index, struct shmem_team_s *t)
+{
+    if (index < 0 || index >= SHMEMX_GPU_TEAMS) return; /* the caller's pool is this size */
+    shmemx_gpu_team_t e = { 0 };
+    if (t && t->live && t->slot >= 2 && t->slot < SHMI_TEAM_MAX)
+        e = (shmemx_gpu_team_t){ .size = t->size, .rank = t->rank, .start = t->start,
+                                 .stride = t->stride, .block = 2 + (uint32_t)t->slot };
+    shmi_g.dev.teams[index] = e;
+    if (shmi_g.dev.status != GPU_UP) return;
+    static char zero[SHMEMX_GPU_CTL_BLOCK]; /* never written */
+    int rc = e.size ? shmi_cuda_copy(ctl_block(e.block), zero, sizeof zero) : SHMI_OK;
+    if (rc == SHMI_OK) rc = team_write(index);
+    if (rc != SHMI_OK)
+        shmi_fatal("%s: cannot set up the team's device state on the GPU: %s", fn,
+                   shmi_cuda_errstr());
+    if (e.size) shmi_team_barrier(t); /* every member's block is zero */
+}
+
 static void create_heap(const char *fn)
 {
     char err[512];
@@ -181,6 +216,10 @@ static void create_heap(const char *fn)
     if (shmi_tp_dev_attach(&shmi_g.tp, &dev) != SHMI_OK)
         shmi_fatal("%s: cannot set up the GPU heap: out of host memory", fn);
     shmi_g.dev.status = GPU_UP;
+    /* teams split before the heap existed (their blocks are zero: new memory) */
+    for (int i = 0; i < SHMEMX_GPU_TEAMS; i++)
+        if (shmi_g.dev.teams[i].size && team_write(i) != SHMI_OK)
+            shmi_fatal("%s: cannot write the device team table: %s", fn, shmi_cuda_errstr());
     publish();
     if (shmi_g.me == 0 && (shmi_g.env.INFO || shmi_g.env.VERSION)) {
         char a[32];

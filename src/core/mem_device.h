@@ -39,6 +39,17 @@ int shmi_gpu_module(void *obj, int library, int attach, char *err, size_t errlen
 /* 1 while the GPU heap is up. */
 int shmi_gpu_up(void);
 
+/* ---- teams in kernels (issue 14) ------------------------------------------------
+ * Entry index (an NVSHMEM team index, NVSHMEM_TEAMS_MIN and up) of this PE's
+ * device team table (shmemx_gpu.h) now names team t (NULL: none).  With the
+ * GPU heap up and t given, collective over t: every member zeroes the team's
+ * control block (its own, by the team's slot) and the members synchronize
+ * before returning, so no member's kernel writes a flag into a block its
+ * owner has not zeroed yet.  Entries set before the heap comes up are
+ * written when it does.  Fatal (naming fn) when the GPU cannot be written. */
+struct shmem_team_s;
+void shmi_gpu_team_set(const char *fn, int index, struct shmem_team_s *t);
+
 /* ---- allocation (api/mem.c's one path takes the kind below) -------------------
  * Same rules as the host heap: collective, same address on every PE,
  * checked across PEs (op codes SHMI_OP_GPU_*), all-or-nothing NULL when the

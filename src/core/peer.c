@@ -45,17 +45,35 @@ static void peer_lost(int pe, const char *why, int waiting)
 
 void shmi_peer_init(void) { shmi_tp_lost_hook = peer_lost; }
 
+/* What a transfer through a transport waits for, while it runs: a network
+ * operation that does not complete soon reports a sleep to the waits' hook
+ * (transport/wait.h), and the watchdog then says "in FN, a network operation
+ * with PE N" for this PE instead of "not waiting in symheap".  One
+ * thread-local store each way, off the mapped fast path.  pe1: 1 + the PE,
+ * or -1 for every PE (quiet). */
+#define PEER_OP(fn_, addr_, pe1_, call)                                       \
+    do {                                                                      \
+        const struct shmi_wait_desc *prev_ = shmi_wait_cur;                   \
+        struct shmi_wait_desc d_ = { fn_, NULL, -1, 0, 0, pe1_ };             \
+        (void)(addr_);                                                        \
+        shmi_wait_cur = &d_;                                                  \
+        call;                                                                 \
+        shmi_wait_cur = prev_;                                                \
+    } while (0)
+
 void shmi_peer_put(const char *fn, const struct shmi_tp_ops *via, void *dest, const void *src,
                    size_t n, int pe, int mode)
 {
-    int rc = via->put(&shmi_g.tp, dest, src, n, pe, mode);
+    int rc;
+    PEER_OP(fn, dest, pe + 1, rc = via->put(&shmi_g.tp, dest, src, n, pe, mode));
     if (rc) shmi_tp_fail(fn, via, pe, rc);
 }
 
 void shmi_peer_get(const char *fn, const struct shmi_tp_ops *via, void *dest, const void *src,
                    size_t n, int pe, int mode)
 {
-    int rc = via->get(&shmi_g.tp, dest, src, n, pe, mode);
+    int rc;
+    PEER_OP(fn, src, pe + 1, rc = via->get(&shmi_g.tp, dest, src, n, pe, mode));
     if (rc) shmi_tp_fail(fn, via, pe, rc);
 }
 
@@ -64,7 +82,8 @@ uint64_t shmi_peer_amo(const char *fn, const char *what, const struct shmi_tp_op
                        int pe)
 {
     uint64_t old = 0;
-    int rc = via->amo(&shmi_g.tp, dest, size, op, v, c, &old, pe);
+    int rc;
+    PEER_OP(fn, dest, pe + 1, rc = via->amo(&shmi_g.tp, dest, size, op, v, c, &old, pe));
     if (rc) shmi_tp_fail_at(fn, what, dest, via, pe, rc);
     return old;
 }
@@ -93,8 +112,10 @@ uint64_t shmi_peer_atomic(const char *fn, void *sym, size_t size, enum shmi_amo_
 
 void shmi_quiet(void)
 {
-    const struct shmi_tp_ops *who;
-    int rc = shmi_tp_quiet(&shmi_g.tp, &who);
+    const struct shmi_tp_ops *who = NULL;
+    int rc;
+    if (SHMI_LIKELY(shmi_g.tp.nused <= 1)) rc = shmi_tp_quiet(&shmi_g.tp, &who); /* a fence */
+    else PEER_OP("shmem_quiet", NULL, -1, rc = shmi_tp_quiet_all(&shmi_g.tp, &who));
     if (rc) shmi_tp_fail("shmem_quiet", who, -1, rc);
 }
 

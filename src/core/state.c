@@ -1,5 +1,6 @@
 /* state.c - the library's one global state (state.h), the core's hooks
  * (hooks.h), and the messages of the checks every entry point makes. */
+#include "util/tls.h"
 #include "core/state.h"
 
 #include <stdint.h>
@@ -7,7 +8,7 @@
 
 struct shmi_state shmi_g;
 int shmi_checks = SHMI_CHECKS_CHEAP;
-_Thread_local void *shmi_call_site;
+SHMI_TLS void *shmi_call_site;
 int shmi_thread_checked;
 pthread_t shmi_init_thread;
 
@@ -23,7 +24,7 @@ _Noreturn void shmi_wrong_thread(const char *fn)
 }
 struct shmi_hooks shmi_hooks;
 atomic_int shmi_poll_pending;
-_Thread_local const struct shmi_wait_desc *shmi_wait_cur;
+SHMI_TLS const struct shmi_wait_desc *shmi_wait_cur;
 
 _Noreturn void shmi_not_running(const char *fn)
 {

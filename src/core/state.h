@@ -129,6 +129,7 @@ struct shmi_ctl {
         char what[48];                   /* e.g. "shmem_barrier_all" */
         uint32_t claimed;                /* PE 0's: a watchdog report is printed */
         int32_t pid;                     /* the PE's process (its state: stopped?) */
+        int32_t pe1;                     /* 1 + the PE of a network op waited for, or 0 */
     } blocked;
     int32_t cpu;                         /* the one CPU this PE may run on, or -1 (init.c) */
     struct shmi_tsync team[SHMI_TEAM_MAX]; /* by team slot; 0 world, 1 shared */
@@ -194,6 +195,8 @@ struct shmi_gpu_state {
      * loaded itself (nvshmemx_cumodule_init): published to like the units */
     uint64_t modules[SHMI_GPU_MODULES];
     int nmodules;
+    /* this PE's device team table (shmi_gpu_team_set), copied to the GPU */
+    shmemx_gpu_team_t teams[SHMEMX_GPU_TEAMS];
 };
 
 enum { SHMI_UNINIT = 0, SHMI_RUNNING = 1, SHMI_FINALIZED = 2 };
@@ -233,7 +236,8 @@ static inline void shmi_check_pe(const char *fn, int pe)
 }
 
 /* Peer pe's copy of the n bytes at symmetric address a (checked). */
-static inline void *shmi_sym(const char *fn, const char *what, const void *a, size_t n, int pe)
+static inline __attribute__((always_inline)) void *shmi_sym(const char *fn, const char *what,
+                                                         const void *a, size_t n, int pe)
 {
     const struct shmi_tp *tp = &shmi_g.tp;
     uintptr_t x = (uintptr_t)a;
@@ -270,6 +274,7 @@ struct shmi_wait_desc {
     const void *addr;          /* waited-on symmetric address, or NULL */
     int cmp;                   /* SHMEM_CMP_*, or -1 */
     uint64_t want, seq;        /* value waited for; barrier/collective number */
+    int pe1;                   /* 1 + the PE a network operation waits for; 0: none */
 };
 extern _Thread_local const struct shmi_wait_desc *shmi_wait_cur;
 void shmi_watchdog_init(void);

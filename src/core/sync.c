@@ -54,7 +54,7 @@ static void bar_wait(int slot, const uint64_t *flag, uint64_t e, int many)
     if (shmi_word_ready(&w)) return;
     struct shmi_wait_desc d = { slot ? "a team barrier (team_sync or a team collective)"
                                      : "a barrier (barrier_all, sync or a collective)",
-                                NULL, -1, 0, e };
+                                NULL, -1, 0, e, 0 };
     shmi_wait_cur = &d;
     (many ? shmi_wait_many : shmi_wait_sync)(&shmi_g.ctl->bell, shmi_word_ready, &w);
 }
@@ -183,7 +183,7 @@ int shmi_bar_two_level(struct shmem_team_s *t, const char *fn, unsigned op, uint
     if (h->nlocal > 1) {
         struct count_wait cw = { &mine->arrive, (uint32_t)(e * (uint64_t)(h->nlocal - 1)) };
         if (!count_ready(&cw)) {
-            struct shmi_wait_desc d = { "a team barrier (its node's members)", NULL, -1, 0, e };
+            struct shmi_wait_desc d = { "a team barrier (its node's members)", NULL, -1, 0, e, 0 };
             shmi_wait_cur = &d;
             shmi_wait_sync(&shmi_g.ctl->bell, count_ready, &cw);
         }
@@ -252,6 +252,10 @@ static int barrier_sig(struct shmem_team_s *t, const char *fn, enum shmi_coll_op
         __atomic_store_n(&c->w, e << BAR_SHIFT | op, __ATOMIC_RELEASE);
         if (t->algs->push) push_check_in(t, fn, op, e);
     }
+    /* The one-node algorithm called directly (inlined): no indirect call on
+     * the common path (issue 13). */
+    if (t->algs->barrier == shmi_bar_dissemination)
+        return shmi_bar_dissemination(t, fn, op, e, arg);
     return t->algs->barrier(t, fn, op, e, arg);
 }
 
@@ -512,7 +516,7 @@ void shmi_team_push_settle(struct shmem_team_s *t)
         struct shmi_word_wait w = { &shmi_team_sync_of(t, k)->sig[t->seq & 1].seq, t->seq };
         if (shmi_word_ready(&w)) continue;
         struct shmi_wait_desc d = { "a team collective (its members entering the one before)",
-                                    NULL, -1, 0, t->seq };
+                                    NULL, -1, 0, t->seq, 0 };
         shmi_wait_cur = &d;
         shmi_wait_many(&shmi_g.ctl->bell, shmi_word_ready, &w);
     }
@@ -615,7 +619,7 @@ void shmi_push_wait(struct shmem_team_s *t, const char *fn, int root, uint64_t s
     /* the root may wait for us to enter (its next push's guard) */
     shmi_ring_sync_after_sc(&shmi_ctl_of(shmi_team_pe(t, root))->bell);
     if (!push_ready(&p)) {
-        struct shmi_wait_desc d = { fn, NULL, -1, 0, seq };
+        struct shmi_wait_desc d = { fn, NULL, -1, 0, seq, 0 };
         shmi_wait_cur = &d;
         shmi_wait_sync(&shmi_g.ctl->bell, push_ready, &p);
     }

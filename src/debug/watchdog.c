@@ -8,6 +8,7 @@
  * glance -- and, with SHMEM_WATCHDOG_ABORT=1, ends the job with status 124.
  * Nothing of this runs on the fast path: waits that never sleep never call
  * the hook. */
+#include "util/tls.h"
 #include "core/state.h"
 #include "debug/watchdog_text.h"
 #include "util/clock.h"
@@ -21,7 +22,7 @@
 #include <string.h>
 #include <unistd.h>
 
-static _Thread_local int reported;
+static SHMI_TLS int reported;
 
 static const char *cmp_name(int cmp)
 {
@@ -34,7 +35,7 @@ static const char *cmp_name(int cmp)
  * time writes it (gen odd meanwhile), any thread or peer reads it and
  * retries when gen moved.  The fields are relaxed atomics ordered by gen, so
  * no access is a data race. */
-static _Thread_local int counted;
+static SHMI_TLS int counted;
 
 static void publish(void)
 {
@@ -52,6 +53,7 @@ static void publish(void)
     __atomic_store_n(&b->cmp, d ? d->cmp : -1, __ATOMIC_RELAXED);
     __atomic_store_n(&b->want, d ? d->want : 0, __ATOMIC_RELAXED);
     __atomic_store_n(&b->seq, d ? d->seq : 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&b->pe1, d ? d->pe1 : 0, __ATOMIC_RELAXED);
     __atomic_store(&b->since, &since, __ATOMIC_RELAXED);
     __atomic_store_n(&b->gen, g + 2, __ATOMIC_RELEASE);
     __atomic_fetch_add(&b->active, 1, __ATOMIC_RELEASE);
@@ -72,6 +74,7 @@ static int snapshot(int pe, struct shmi_blocked *o)
         o->cmp = __atomic_load_n(&b->cmp, __ATOMIC_RELAXED);
         o->want = __atomic_load_n(&b->want, __ATOMIC_RELAXED);
         o->seq = __atomic_load_n(&b->seq, __ATOMIC_RELAXED);
+        o->pe1 = __atomic_load_n(&b->pe1, __ATOMIC_RELAXED);
         __atomic_load(&b->since, &o->since, __ATOMIC_RELAXED);
         __atomic_thread_fence(__ATOMIC_ACQUIRE);
         if (__atomic_load_n(&b->gen, __ATOMIC_RELAXED) == g) return 1;
@@ -142,6 +145,10 @@ static void describe_pe(int pe)
                  cmp_name(b.cmp), (long long)b.want);
     else if (b.seq)
         snprintf(extra, sizeof extra, " (#%llu)", (unsigned long long)b.seq);
+    else if (b.pe1 > 0)
+        snprintf(extra, sizeof extra, ", a network operation with PE %d", b.pe1 - 1);
+    else if (b.pe1 < 0)
+        snprintf(extra, sizeof extra, ", a network operation (completion of every transfer)");
     /* the clock read after the copy: a long report (many PEs) cannot make
      * a newer description look as if it started in the future */
     double age = shmi_wd_age(shmi_clock_s(), b.since);

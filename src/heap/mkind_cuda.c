@@ -13,6 +13,7 @@
  * imported, mapped, and their handles released at once (the mapping holds
  * the memory).  Access is granted to our device only: the PEs of one GPU
  * (or of GPUs linked by NVLink/P2P) then load and store each other's chunks. */
+#include "util/tls.h"
 #include "heap/mkind_cuda.h"
 #include "heap/cuda_drv.h"
 #include "util/err.h"
@@ -44,7 +45,7 @@ static struct { int fd; CUmemGenericAllocationHandle h; } own[MAX_OWN];
 static int nown;
 static pthread_mutex_t own_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static _Thread_local char last_err[256];
+static SHMI_TLS_COLD char last_err[256];
 
 /* Record a failed call; returns SHMI_ESYS. */
 int shmi_cuda_fail(const char *call, CUresult r)

@@ -132,7 +132,7 @@ void shmi_tp_dev_detach(struct shmi_tp *tp)
         if (tp->used[i] == &shmi_tp_cuda) tp->used[i] = tp->used[--tp->nused];
 }
 
-int shmi_tp_quiet(struct shmi_tp *tp, const struct shmi_tp_ops **who)
+int shmi_tp_quiet_all(struct shmi_tp *tp, const struct shmi_tp_ops **who)
 {
     for (int i = 0; i < tp->nused; i++) {
         int rc = tp->used[i]->quiet(tp);
@@ -141,7 +141,7 @@ int shmi_tp_quiet(struct shmi_tp *tp, const struct shmi_tp_ops **who)
     return SHMI_OK;
 }
 
-int shmi_tp_fence(struct shmi_tp *tp, const struct shmi_tp_ops **who)
+int shmi_tp_fence_all(struct shmi_tp *tp, const struct shmi_tp_ops **who)
 {
     for (int i = 0; i < tp->nused; i++) {
         int rc = tp->used[i]->fence(tp);

@@ -267,8 +267,27 @@ static inline struct shmi_bell *shmi_tp_bell(const struct shmi_tp *tp, int pe)
 /* Every transport in use: complete / order what this PE issued.  0, or the
  * first error (*who: the transport that failed).  (Progress while waiting:
  * a network transport registers with the waits, wait.h.) */
-int shmi_tp_quiet(struct shmi_tp *tp, const struct shmi_tp_ops **who);
-int shmi_tp_fence(struct shmi_tp *tp, const struct shmi_tp_ops **who);
+int shmi_tp_quiet_all(struct shmi_tp *tp, const struct shmi_tp_ops **who);
+int shmi_tp_fence_all(struct shmi_tp *tp, const struct shmi_tp_ops **who);
+/* Inline while the mapped route is the only one (one node, no GPU heap):
+ * its quiet is a full fence, its fence a release fence (shm.c), so a put +
+ * quiet on one node makes no indirect call (issue 13). */
+static inline int shmi_tp_quiet(struct shmi_tp *tp, const struct shmi_tp_ops **who)
+{
+    if (__builtin_expect(tp->nused <= 1, 1)) {
+        __atomic_thread_fence(__ATOMIC_SEQ_CST);
+        return 0;
+    }
+    return shmi_tp_quiet_all(tp, who);
+}
+static inline int shmi_tp_fence(struct shmi_tp *tp, const struct shmi_tp_ops **who)
+{
+    if (__builtin_expect(tp->nused <= 1, 1)) {
+        __atomic_thread_fence(__ATOMIC_RELEASE);
+        return 0;
+    }
+    return shmi_tp_fence_all(tp, who);
+}
 /* The node of PE pe, as the lowest world PE on it. */
 int shmi_tp_node(const struct shmi_tp *tp, int pe);
 /* The transports in use, for messages and symheap-info: "shm+ucx". */

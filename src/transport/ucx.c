@@ -16,6 +16,7 @@
  * a - base[s] + rbase[s][pe] (the heap: the same address everywhere). */
 #include "transport/ucx.h"
 #include "transport/tp.h"
+#include "transport/wait.h"
 #include "util/dl.h"
 #include "util/err.h"
 #include "util/clock.h"
@@ -99,6 +100,7 @@ static struct {
     ucp_worker_h worker;
     ucp_ep_h *ep;                        /* [npes]; NULL for local PEs */
     ucs_status_t *failed;                /* [npes]; set by the error handler */
+    ucs_status_t failed_any;             /* the first failure of a worker-wide op (quiet) */
     uintptr_t base[SHMI_TP_MAX_SEGS];    /* our segments */
     size_t size[SHMI_TP_MAX_SEGS];
     ucp_mem_h mem[SHMI_TP_MAX_SEGS];
@@ -123,6 +125,7 @@ static struct {
     int silent;                          /* 1 + the PE that did not answer in time */
     int lost;                            /* atomic: 1 + the first PE whose connection failed */
     int lost_told;                       /* atomic: reported (net_check) */
+    int op_timed_out;                    /* atomic: req_wait gave up on an operation */
     double lost_at;                      /* when (shmi_clock_s), written before lost */
 } u;
 
@@ -152,6 +155,10 @@ static void poll_end(int sleeping)
         syscall(SYS_futex, &u.pollers, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
 }
 
+/* How long a blocking operation may stay incomplete: after the probe would
+ * have reported a silent node (its clearer message wins then). */
+#define OP_TIMEOUT_S (u.timeout + LOST_GRACE_S + 2.0)
+
 static inline ucs_status_t req_wait(void *req)
 {
     if (req == NULL) return UCS_OK;
@@ -160,11 +167,37 @@ static inline ucs_status_t req_wait(void *req)
     /* An idle progress yields: the reply often needs a thread of the peer on
      * this CPU (peer PE on an oversubscribed node).  Measured across two
      * namespaces on 2 CPUs: fetch-add 1.6 ms without the yield, 8 us with
-     * it.  The progress thread stands aside meanwhile (poll_begin). */
+     * it.  The progress thread stands aside meanwhile (poll_begin).
+     * Bounded by SHMEM_NET_TIMEOUT: an operation that UCX neither completes
+     * nor fails in that time (seen on a loaded machine: one endpoint between
+     * the test's namespaces stalls while the others work, and the liveness
+     * probe, which asks one PE per node, does not see it) ends as an
+     * endpoint timeout, so its caller names the PE instead of hanging.  The
+     * request stays unfreed: its reply buffer may still be written. */
+    double t0 = 0, told = 0;
+    void (*hook)(int, double) = shmi_wait_hook;
     poll_begin();
-    while ((st = f.ucp_request_check_status(req)) == UCS_INPROGRESS)
+    for (unsigned i = 1; (st = f.ucp_request_check_status(req)) == UCS_INPROGRESS; i++) {
         if (!f.ucp_worker_progress(u.worker)) sched_yield();
+        if (i % 4096 == 0) {
+            double now = shmi_clock_s();
+            if (t0 == 0) t0 = now;
+            /* a second on: a sleep for the waits' observer (the watchdog says
+             * what this PE waits for), and each second after */
+            if (hook && now - t0 >= 1.0 && now - told >= 1.0) {
+                hook(told ? SHMI_WAIT_STILL : SHMI_WAIT_SLEEP, now - t0);
+                told = now;
+            }
+            if (u.timeout > 0 && now - t0 > OP_TIMEOUT_S) {
+                __atomic_store_n(&u.op_timed_out, 1, __ATOMIC_RELAXED);
+                poll_end(0);
+                if (told) hook(SHMI_WAIT_DONE, now - t0);
+                return UCS_ERR_ENDPOINT_TIMEOUT;
+            }
+        }
+    }
     poll_end(0);
+    if (told) hook(SHMI_WAIT_DONE, shmi_clock_s() - t0);
     f.ucp_request_free(req);
     return st;
 }
@@ -178,20 +211,32 @@ static inline ucs_status_t req_leave(void *req)
     return UCS_OK;
 }
 
-/* A negative shmi_err from a UCS status; the status stays in failed[pe]. */
+/* A negative shmi_err from a UCS status; the status stays in failed[pe], or
+ * for an operation on no one PE (pe < 0: the worker's flush) in failed_any,
+ * so that shmi_ucx_why names it. */
 static int st_err(ucs_status_t st, int pe)
 {
     if (st == UCS_OK) return SHMI_OK;
     if (pe >= 0 && u.failed && u.failed[pe] == UCS_OK) u.failed[pe] = st;
-    return SHMI_EBOOT;
+    if (pe < 0 && u.failed_any == UCS_OK) u.failed_any = st;
+    return SHMI_ENET;
 }
 
 const char *shmi_ucx_why(int pe, int rc, char *buf, size_t len)
 {
-    ucs_status_t st = pe >= 0 && pe < u.npes && u.failed ? u.failed[pe] : UCS_OK;
+    ucs_status_t st = pe >= 0 && pe < u.npes && u.failed ? u.failed[pe] : pe < 0 ? u.failed_any
+                                                                                  : UCS_OK;
     const char *what = st != UCS_OK && f.ucs_status_string ? f.ucs_status_string(st)
                                                            : shmi_strerror(rc);
     const char *host = pe >= 0 && pe < u.npes && u.host && u.host[pe][0] ? u.host[pe] : "?";
+    char stall[96];
+    /* ours (req_wait gave up), not UCX's (a connection reset reads the same) */
+    if (st == UCS_ERR_ENDPOINT_TIMEOUT && u.timeout > 0 &&
+        __atomic_load_n(&u.op_timed_out, __ATOMIC_RELAXED)) {
+        snprintf(stall, sizeof stall, "%s (no answer for %.0f s: SHMEM_NET_TIMEOUT + %.0f)",
+                 what, OP_TIMEOUT_S, OP_TIMEOUT_S - u.timeout);
+        what = stall;
+    }
     if (pe < 0) snprintf(buf, len, "the other nodes: %s", what);
     else if (st == UCS_OK && rc == 0) snprintf(buf, len, "PE %d on host %s", pe, host);
     else snprintf(buf, len, "PE %d on host %s: %s", pe, host, what);
@@ -283,7 +328,7 @@ static void lost_report(double grace, int waiting)
         snprintf(why, sizeof why, "PE %d on host %s: no answer for %.0f s (SHMEM_NET_TIMEOUT)", pe,
                  u.host[pe], u.timeout);
     else
-        shmi_ucx_why(pe, SHMI_EBOOT, why, sizeof why);
+        shmi_ucx_why(pe, SHMI_ENET, why, sizeof why);
     void (*hook)(int, const char *, int) = shmi_tp_lost_hook;
     if (hook) hook(pe, why, waiting);
 }

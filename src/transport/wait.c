@@ -24,6 +24,7 @@
  * (docs/performance.md): one-way latency with 4 PEs 1.96 -> 0.15 us, with 8
  * PEs 1.87 -> 0.16 us; calm spins in the 8-PE barrier cost 3.4 -> 6.0 us, hence
  * shmi_wait_many. */
+#include "util/tls.h"
 #include "transport/wait.h"
 #include "util/clock.h"
 
@@ -77,8 +78,8 @@ static double yield_s = YIELD_NS * 1e-9;
 #ifndef CALM_SPIN
 #define CALM_SPIN 100    /* polls after a calm yield (~1 us of PAUSE here) */
 #endif
-static _Thread_local int calm;             /* our last yield was calm */
-static _Thread_local double yield_min = 1; /* fastest yield seen, seconds */
+static SHMI_TLS int calm;             /* our last yield was calm */
+static SHMI_TLS double yield_min = 1; /* fastest yield seen, seconds */
 void (*shmi_wait_hook)(int event, double waited_s);
 
 void shmi_wait_set_spin(unsigned long spins) { spin_limit = spins; }

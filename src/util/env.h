@@ -73,7 +73,9 @@
     X(NET_TIMEOUT, seconds, "20", "0", "604800", "",                                      \
       "Across nodes: seconds without an answer from another node before the "   \
       "job ends, naming it (the link is down or its PEs are stopped); each PE "  \
-      "asks one PE of every other node once a second. 0: never (e.g. to keep a " \
+      "asks one PE of every other node once a second, and a blocking "           \
+      "operation on another node not completed 5 s after that ends the job "    \
+      "naming its PE. 0: never (e.g. to keep a "                                 \
       "PE stopped in a debugger for longer).")                                   \
     X(WATCHDOG_ABORT, bool, "0", "", "",    "",                                          \
       "After the watchdog's report, end the job (exit status 124) instead of "   \

@@ -17,7 +17,8 @@
     X(ENOTSUP,  -5,  "not supported")                               \
     X(ERANGE,   -6,  "value out of range")                          \
     X(EAGAIN,   -7,  "try again")                                   \
-    X(ECORRUPT, -8,  "internal state corrupted")
+    X(ECORRUPT, -8,  "internal state corrupted")                    \
+    X(ENET,     -9,  "network operation failed: the peer or its node is gone or unreachable")
 
 enum shmi_err {
 #define SHMI_ERR_ENUM(name, val, text) SHMI_##name = (val),

@@ -13,7 +13,6 @@
 #include <type_traits>
 
 enum { THREADS = 128, ROUNDS = 4 };
-enum { THREAD, WARP, BLOCK };
 static const char *form_name[] = { "thread", "warp", "block" };
 /* element counts: pushed, odd, and past SHMI_DC_PUSH_MAX / the scratch half */
 static const size_t sizes[] = { 1, 37, 1000, 20000 };
@@ -37,21 +36,8 @@ __device__ void report(fail *f, int what, size_t n, int r, size_t i, double got,
     }
 }
 
-template <int F> __device__ bool in_group() { return F == BLOCK || (F == WARP ? threadIdx.x < 32 : threadIdx.x == 0); }
-template <int F> __device__ unsigned gtid() { return F == THREAD ? 0 : threadIdx.x; }
-template <int F> __device__ unsigned gsize() { return F == BLOCK ? blockDim.x : F == WARP ? 32 : 1; }
-template <int F> __device__ void gsync()
-{
-    if (F == BLOCK) __syncthreads();
-    else if (F == WARP) __syncwarp();
-}
 /* After checking: nobody's next collective may write into dest earlier. */
-template <int F> __device__ void gbarrier()
-{
-    if (F == THREAD) nvshmem_team_sync(NVSHMEM_TEAM_WORLD);
-    else if (F == WARP) nvshmemx_team_sync_warp(NVSHMEM_TEAM_WORLD);
-    else nvshmemx_team_sync_block(NVSHMEM_TEAM_WORLD);
-}
+template <int F> __device__ void gbarrier() { gteam_sync<F>(NVSHMEM_TEAM_WORLD); }
 #define CALL3(F, t, w, b)                 \
     do {                                  \
         if (F == THREAD) (void)(t);       \

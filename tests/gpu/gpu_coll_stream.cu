@@ -3,8 +3,8 @@
  * forms), barrier and team_sync on a team, in stream order with kernels
  * that write the sources and check the results, small and large; the same
  * sequence captured in a CUDA graph and replayed (the round number lives on
- * the GPU, so every replay checks new values); a split team gives
- * NVSHMEMX_ERROR_INVALID_VALUE, not a launch. */
+ * the GPU, so every replay checks new values); a split team runs, a
+ * destroyed one gives NVSHMEMX_ERROR_INVALID_VALUE, not a launch. */
 #include "gpu_test.h"
 
 enum { REPLAYS = 1000 };
@@ -178,15 +178,20 @@ int main(void)
     CK(cudaGraphExecDestroy(exec));
     CK(cudaGraphDestroy(graph));
 
-    /* a split team: a clear error code, nothing launched */
+    /* a split team works on the stream (gpu_teams checks its results); once
+     * destroyed: a clear error code, nothing launched */
     nvshmem_team_t half;
     nvshmem_team_config_t cfg = NVSHMEM_TEAM_CONFIG_INITIALIZER;
     EXPECT(nvshmem_team_split_strided(NVSHMEM_TEAM_WORLD, 0, 1, np, &cfg, 0, &half) == 0, "split");
-    EXPECT(nvshmemx_int_sum_reduce_on_stream(half, b.isum, b.isrc, 1, st) ==
-               NVSHMEMX_ERROR_INVALID_VALUE, "a split team must be refused");
-    EXPECT(nvshmemx_barrier_on_stream(half, st) == NVSHMEMX_ERROR_INVALID_VALUE,
-           "a split team must be refused");
+    EXPECT(nvshmemx_int_sum_reduce_on_stream(half, b.isum, b.isrc, 1, st) == 0,
+           "a split team works on streams");
+    EXPECT(nvshmemx_barrier_on_stream(half, st) == 0, "a split team works on streams");
+    CK(cudaStreamSynchronize(st));
     nvshmem_team_destroy(half);
+    EXPECT(nvshmemx_int_sum_reduce_on_stream(half, b.isum, b.isrc, 1, st) ==
+               NVSHMEMX_ERROR_INVALID_VALUE, "a destroyed team must be refused");
+    EXPECT(nvshmemx_barrier_on_stream(half, st) == NVSHMEMX_ERROR_INVALID_VALUE,
+           "a destroyed team must be refused");
 
     CK(cudaStreamDestroy(st));
     CK(cudaFree(bad));

@@ -5,6 +5,7 @@
 #include <string.h>
 
 __global__ void k_p(int *p) { nvshmem_int_p(p, 1, 0); }
+__global__ void k_team_sum(nvshmem_team_t t, int *p) { nvshmem_int_sum_reduce(t, p, p + 8, 4); }
 
 int main(int argc, char **argv)
 {
@@ -45,6 +46,21 @@ int main(int argc, char **argv)
         cudaError_t e = cudaDeviceSynchronize();
         fprintf(stderr, "kernel ended: %s\n", cudaGetErrorString(e));
         return 1;
+    } else if (!strcmp(m, "device_team_destroyed")) {
+        /* a split team used in a kernel after nvshmem_team_destroy */
+        nvshmem_team_t t;
+        if (nvshmem_team_split_strided(NVSHMEM_TEAM_WORLD, 0, 1, nvshmem_n_pes(), NULL, 0, &t))
+            return 2;
+        nvshmem_team_destroy(t);
+        k_team_sum<<<1, 1>>>(t, p);
+        cudaError_t e = cudaDeviceSynchronize();
+        fprintf(stderr, "kernel ended: %s\n", cudaGetErrorString(e));
+        return 1;
+    } else if (!strcmp(m, "stream_team_invalid")) {
+        /* the on-stream form checks on the host and returns an error */
+        int rc = nvshmemx_int_sum_reduce_on_stream(NVSHMEM_TEAM_INVALID, p, p + 8, 4, 0);
+        fprintf(stderr, "returned %d\n", rc);
+        return rc == NVSHMEMX_ERROR_INVALID_VALUE ? 1 : 0;
     }
     nvshmem_finalize();
     return 0;

@@ -61,4 +61,26 @@ static inline int gpu_test_same_everywhere(unsigned long long v)
     return ok;
 }
 
+#ifdef __CUDACC__
+/* The groups of the collective forms (gpu_coll, gpu_teams): one thread, the
+ * block's first warp, the whole block; F picks one. */
+enum { THREAD, WARP, BLOCK };
+template <int F> __device__ bool in_group() { return F == BLOCK || (F == WARP ? threadIdx.x < 32 : threadIdx.x == 0); }
+template <int F> __device__ unsigned gtid() { return F == THREAD ? 0 : threadIdx.x; }
+template <int F> __device__ unsigned gsize() { return F == BLOCK ? blockDim.x : F == WARP ? 32 : 1; }
+template <int F> __device__ void gsync()
+{
+    if (F == BLOCK) __syncthreads();
+    else if (F == WARP) __syncwarp();
+}
+/* team_sync by the group: nobody's next collective writes into a result the
+ * group still checks. */
+template <int F> __device__ void gteam_sync(nvshmem_team_t t)
+{
+    if (F == THREAD) nvshmem_team_sync(t);
+    else if (F == WARP) nvshmemx_team_sync_warp(t);
+    else nvshmemx_team_sync_block(t);
+}
+#endif
+
 #endif

@@ -51,6 +51,12 @@
  *   distfail  PE 0 frees a block of the last PE's arena part twice: the job
  *          must stop with the arena's one line naming that PE.
  *          Prints "mn_prog: dist ok, N PEs, R remote" (PE 0).
+ *   getloop  PE 0 gets from the last PE until the job is ended from outside;
+ *          the others wait in a barrier
+ *   getloop0  the last PE gets from PE 0 until the job is ended from outside;
+ *          the others wait in a barrier
+ *   quietloop  PE 0 puts 8 bytes to the last PE and calls shmem_quiet until
+ *          the job is ended from outside; the others wait in a barrier
  *   traffic  puts, gets and barriers between neighbours until the job is
  *          ended from outside (the netdown and freeze cases cut a host off).
  * The marker argument is ignored (tests use it to find leftover processes).
@@ -1123,6 +1129,31 @@ int main(int argc, char **argv)
             (void)shmem_long_g(w, (me + n - 1) % n);
             shmem_barrier_all();
         }
+    } else if (!strcmp(mode, "getloop") || !strcmp(mode, "getloop0")) {
+        /* PE 0 gets from the last PE (getloop0: the last from PE 0) until
+         * the job is ended from outside (the test stops the PE asked); the
+         * others wait in a barrier */
+        int from = mode[7] == '0' ? n - 1 : 0, to = from == 0 ? n - 1 : 0;
+        long *w = shmem_calloc(1, sizeof *w);
+        printf("ready %d %ld\n", me, (long)getpid());
+        fflush(stdout);
+        shmem_barrier_all();
+        if (me == from)
+            for (long i = 1;; i++) (void)shmem_long_g(w, to);
+        shmem_barrier_all();
+    } else if (!strcmp(mode, "quietloop")) {
+        /* PE 0 puts to the last PE and waits for completion until the job
+         * is ended from outside (the test stops the last PE) */
+        long *w = shmem_calloc(1, sizeof *w);
+        printf("ready %d %ld\n", me, (long)getpid());
+        fflush(stdout);
+        shmem_barrier_all();
+        if (me == 0)
+            for (long i = 1;; i++) {
+                shmem_long_put_nbi(w, &i, 1, n - 1);
+                shmem_quiet();
+            }
+        shmem_barrier_all();
     } else {
         fprintf(stderr, "mn_prog: unknown mode '%s'\n", mode);
         return 2;

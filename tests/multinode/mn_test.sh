@@ -44,6 +44,16 @@
 #         link back the launcher ends non-zero; nothing is left
 #   freeze  the second host's PEs stopped with SIGSTOP: the first host's PEs
 #         end within 30 s naming one of them; after SIGCONT the job ends
+#   freeze1  only the last PE stopped (not its node's leader) while PE 0
+#         gets from it in a loop (mn_prog getloop): PE 0's get ends after
+#         SHMEM_NET_TIMEOUT=5 s + 5 naming it
+#   freeze1q  the same while PE 0 puts to the last PE and calls shmem_quiet
+#         in a loop (mn_prog quietloop): the quiet ends after 5 s + 5
+#         naming "the other nodes" and the endpoint timeout
+#   wdnet  PE 0 stopped while the last PE gets from it (mn_prog getloop0),
+#         SHMEM_WATCHDOG=6 with abort: the report names the last PE as "in
+#         shmem_long_g, a network operation with PE 0" (a PE blocked in a
+#         network operation was "not waiting in symheap"), the job ends
 #   kill  a PE SIGKILLs itself on the second host: every PE ends, the
 #         launcher exits non-zero, no process, no new /dev/shm entry and no
 #         namespace is left
@@ -167,21 +177,26 @@ mpi() {
     t0=$(now_ms)
     timeout -k 5 120 "${LAUNCH[@]}" "$@" >"$T/out" 2>"$T/err"
     RC=$?
-    # Known flake of the test hosts (not of the library): with 4 PEs per host
-    # a UCX TCP connection between the namespaces is now and then refused and
-    # UCX ends the job ("Endpoint timeout"); a job that should pass gets one
-    # more try, saying so.  Also seen (2026-12-04, once in a fresh-clone CI
-    # run, ASan build, slurm_jobs coll with 4 PEs per host on 2 CPUs): UCX's
-    # endpoint timeout with no refused connection, one PE silent for 20 s;
-    # not understood yet (docs/cluster.md), so it too gets one more try.
-    if [ "$want" = 0 ] && [ "$RC" != 0 ] &&
-        grep -qE "UCX  ERROR   connect\(.*Connection refused|Endpoint timeout" "$T/out" "$T/err"; then
-        echo "mn_test.sh: $CASE: UCX lost a connection between the test hosts (refused, or endpoint timeout); trying once more" >&2
+    # Known flake of the test hosts' UCX (Debian 12's 1.13, TCP between the
+    # namespaces), not of the library: now and then a TCP connect is refused,
+    # or one PE's UCX stops reading its sockets for 15-65 s while its peers'
+    # operations on it wait (docs/cluster.md: seen mostly with 4 PEs per host
+    # and many PEs' atomics on one PE, under load; about one job in four with
+    # two CPU hogs beside an ASan build).  The job then ends with UCX's or
+    # our "Endpoint timeout" line, naming the PE.  A job that should pass
+    # gets two more tries, each saying so with the failed try's lines.
+    local try
+    for try in 2 3; do
+        [ "$want" = 0 ] && [ "$RC" != 0 ] &&
+            grep -qE "UCX  ERROR   connect\(.*Connection refused|Endpoint timeout" "$T/out" "$T/err" ||
+            break
+        echo "mn_test.sh: $CASE: UCX lost a connection between the test hosts (refused, or endpoint timeout); try $try of 3" >&2
+        grep -hE "Connection refused|Endpoint timeout" "$T/out" "$T/err" | head -4 | sed 's/^/    failed try: /' >&2
         launcher
         t0=$(now_ms)
         timeout -k 5 120 "${LAUNCH[@]}" "$@" >"$T/out" 2>"$T/err"
         RC=$?
-    fi
+    done
     MS=$(($(now_ms) - t0))
     [ -z "${MN_VERBOSE:-}" ] || { echo "rc $RC in $MS ms"; cat "$T/out" "$T/err"; }
     if { [ "$want" = nz ] && [ "$RC" = 0 ]; } || { [ "$want" != nz ] && [ "$RC" != "$want" ]; }; then
@@ -314,6 +329,27 @@ case_watchdog() {
     expect_lines 1 "watchdog: this PE has waited [0-9]+ s in a (team )?barrier"
     expect_hang_table "(for [0-9]+ s|\(on another node\))"
     [ "$MS" -lt 30000 ] || fail "the job took $MS ms to end after the watchdog"
+    no_procs
+}
+
+# A PE blocked in a network operation, seen by the watchdog: PE 0 stopped
+# right after start-up (before the liveness probe ever heard from it, so no
+# PE counts its node as lost), the last PE's get from it waits, and a PE of
+# host A, waiting in a barrier, reports after 6 s and ends the job.
+case_wdnet() {
+    ENVS=(SHMEM_WATCHDOG=6 SHMEM_WATCHDOG_ABORT=1 SHMEM_NET_TIMEOUT=60)
+    local stopper
+    (t0=$(now_ms)
+     while [ "$(grep -c '^ready ' "$T/out" 2>/dev/null)" != $((2 * K)) ] &&
+         [ $(($(now_ms) - t0)) -lt 60000 ]; do sleep 0.1; done
+     sleep 2 # through the first barrier: the last PE's gets have begun
+     kill -STOP "$(awk '$1 == "ready" && $2 == 0 { print $3 }' "$T/out")") &
+    stopper=$!
+    mpi nz "$PROG" getloop0 "$MARK"
+    wait "$stopper"
+    ENVS=()
+    expect_lines 1 "watchdog: +PE $((2 * K - 1)): in shmem_long_g, a network operation with PE 0 "
+    expect_lines 1 "watchdog: +PE 0: stopped \(SIGSTOP\)"
     no_procs
 }
 
@@ -465,6 +501,7 @@ wait_ready() {
 
 case_scancel() {
     launcher
+    : >"$T/out"; : >"$T/err" # now, not when the job starts: wait_ready reads them
     "${LAUNCH[@]}" -J "hang-$ID" "$PROG" hang "$MARK" >"$T/out" 2>"$T/err" &
     local srun=$! t0 job
     wait_ready
@@ -491,7 +528,11 @@ cut_off() { # netdown | freeze
     launcher
     local name=()
     [ "$LAUNCHER" = mpirun ] || name=(-J "cut-$ID")
-    timeout -k 5 150 "${LAUNCH[@]}" "${name[@]}" "$PROG" traffic "$MARK" >"$T/out" 2>"$T/err" &
+    : >"$T/out"; : >"$T/err" # now, not when the job starts: wait_ready reads them
+    local mode=traffic
+    [ "$how" != freeze1 ] || mode=getloop
+    [ "$how" != freeze1q ] || mode=quietloop
+    timeout -k 5 150 "${LAUNCH[@]}" "${name[@]}" "$PROG" $mode "$MARK" >"$T/out" 2>"$T/err" &
     pid=$!
     wait_ready
     b_pids=$(awk -v k="$K" '$1 == "ready" && $2 >= k { print $3 }' "$T/out")
@@ -500,9 +541,13 @@ cut_off() { # netdown | freeze
     if [ "$how" = netdown ]; then
         ip -n "$NB" link set symv0 down || fail "cannot take host B's link down"
         watch=$(awk '$1 == "ready" { print $3 }' "$T/out")                # every PE ends
-    else
+    elif [ "$how" = freeze ]; then
         kill -STOP $b_pids || fail "cannot stop host B's PEs"
         watch=$(awk -v k="$K" '$1 == "ready" && $2 < k { print $3 }' "$T/out") # host A's
+    else # freeze1(q): the last PE only, not its node's leader (the probe's target)
+        b_pids=$(awk -v k="$K" '$1 == "ready" && $2 == 2 * k - 1 { print $3 }' "$T/out")
+        kill -STOP $b_pids || fail "cannot stop PE $((2 * K - 1))"
+        watch=$(awk '$1 == "ready" && $2 == 0 { print $3 }' "$T/out") # its right neighbour
     fi
     while [ $(($(now_ms) - t0)) -lt 40000 ] && for p in $watch; do kill -0 "$p" 2>/dev/null && break; p=""; done && [ -n "$p" ]; do
         sleep 0.2
@@ -529,14 +574,32 @@ cut_off() { # netdown | freeze
     # freeze: a PE of host B, named by host A's PEs
     local who="[0-9]+"
     [ "$how" = netdown ] || who="($(seq -s '|' "$K" $((2 * K - 1))))"
-    [ "$(lines "lost the connection to PE $who on host [^ :]+: ")" -ge 1 ] ||
-        fail "no line names a PE of the other host as lost: $(head -c 3000 "$T/out" "$T/err")"
+    if [ "$how" = freeze1 ]; then # PE 0's get from it: no answer, named
+        [ "$(lines "^\[pe 0\] symheap error: shmem_long_g: .*PE $((2 * K - 1)) on host [^ :]+: Endpoint timeout \(no answer for 10 s: SHMEM_NET_TIMEOUT \+ 5\)")" -ge 1 ] ||
+            fail "PE 0 did not name PE $((2 * K - 1)) as not answering: $(head -c 3000 "$T/out" "$T/err")"
+    elif [ "$how" = freeze1q ]; then # PE 0's quiet after puts to it: the flush times out
+        [ "$(lines "^\[pe 0\] symheap error: shmem_quiet: .*the other nodes: Endpoint timeout \(no answer for 10 s: SHMEM_NET_TIMEOUT \+ 5\)")" -ge 1 ] ||
+            fail "PE 0's quiet did not end with an endpoint timeout: $(head -c 3000 "$T/out" "$T/err")"
+    else
+        [ "$(lines "lost the connection to PE $who on host [^ :]+: ")" -ge 1 ] ||
+            fail "no line names a PE of the other host as lost: $(head -c 3000 "$T/out" "$T/err")"
+    fi
     no_procs
     new=$(shm_left "$before")
     [ -z "$new" ] || fail "new entries in /dev/shm: $new"
 }
 case_netdown() { cut_off netdown; }
 case_freeze() { cut_off freeze; }
+# One PE of host B stopped, not its node's leader (which the liveness probe
+# asks, and which still answers): PE 0's get from it ends after
+# SHMEM_NET_TIMEOUT=5 naming it, where it used to wait for ever (a stalled
+# UCX endpoint looked the same: slurm_jobs, 2026-12-04).
+case_freeze1() { ENVS=(SHMEM_NET_TIMEOUT=5); cut_off freeze1; }
+# The same with puts and shmem_quiet: the quiet (a flush of every connection,
+# no one PE) says "Endpoint timeout" of "the other nodes" (it said "bootstrap
+# failed" without UCX's status, which the tests' retry did not recognise:
+# slurm_jobs in CI, 2026-12-04).
+case_freeze1q() { ENVS=(SHMEM_NET_TIMEOUT=5); cut_off freeze1q; }
 
 # sbatch_one NAME MODE ARGS...: a batch script that runs srun mn_prog MODE;
 # sets RC (sbatch --wait's), JOB, STATE and EXITC (scontrol show job)
