@@ -51,11 +51,10 @@ void shmi_peer_init(void) { shmi_tp_lost_hook = peer_lost; }
  * with PE N" for this PE instead of "not waiting in symheap".  One
  * thread-local store each way, off the mapped fast path.  pe1: 1 + the PE,
  * or -1 for every PE (quiet). */
-#define PEER_OP(fn_, addr_, pe1_, call)                                       \
+#define PEER_OP(fn_, pe1_, call)                                              \
     do {                                                                      \
         const struct shmi_wait_desc *prev_ = shmi_wait_cur;                   \
         struct shmi_wait_desc d_ = { fn_, NULL, -1, 0, 0, pe1_ };             \
-        (void)(addr_);                                                        \
         shmi_wait_cur = &d_;                                                  \
         call;                                                                 \
         shmi_wait_cur = prev_;                                                \
@@ -65,7 +64,7 @@ void shmi_peer_put(const char *fn, const struct shmi_tp_ops *via, void *dest, co
                    size_t n, int pe, int mode)
 {
     int rc;
-    PEER_OP(fn, dest, pe + 1, rc = via->put(&shmi_g.tp, dest, src, n, pe, mode));
+    PEER_OP(fn, pe + 1, rc = via->put(&shmi_g.tp, dest, src, n, pe, mode));
     if (rc) shmi_tp_fail(fn, via, pe, rc);
 }
 
@@ -73,7 +72,7 @@ void shmi_peer_get(const char *fn, const struct shmi_tp_ops *via, void *dest, co
                    size_t n, int pe, int mode)
 {
     int rc;
-    PEER_OP(fn, src, pe + 1, rc = via->get(&shmi_g.tp, dest, src, n, pe, mode));
+    PEER_OP(fn, pe + 1, rc = via->get(&shmi_g.tp, dest, src, n, pe, mode));
     if (rc) shmi_tp_fail(fn, via, pe, rc);
 }
 
@@ -83,7 +82,7 @@ uint64_t shmi_peer_amo(const char *fn, const char *what, const struct shmi_tp_op
 {
     uint64_t old = 0;
     int rc;
-    PEER_OP(fn, dest, pe + 1, rc = via->amo(&shmi_g.tp, dest, size, op, v, c, &old, pe));
+    PEER_OP(fn, pe + 1, rc = via->amo(&shmi_g.tp, dest, size, op, v, c, &old, pe));
     if (rc) shmi_tp_fail_at(fn, what, dest, via, pe, rc);
     return old;
 }
@@ -115,7 +114,7 @@ void shmi_quiet(void)
     const struct shmi_tp_ops *who = NULL;
     int rc;
     if (SHMI_LIKELY(shmi_g.tp.nused <= 1)) rc = shmi_tp_quiet(&shmi_g.tp, &who); /* a fence */
-    else PEER_OP("shmem_quiet", NULL, -1, rc = shmi_tp_quiet_all(&shmi_g.tp, &who));
+    else PEER_OP("shmem_quiet", -1, rc = shmi_tp_quiet_all(&shmi_g.tp, &who));
     if (rc) shmi_tp_fail("shmem_quiet", who, -1, rc);
 }
 
